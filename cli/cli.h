@@ -1,0 +1,58 @@
+/**
+ * @file cli.h
+ * @brief The `sluice` binary: subcommands and the helpers they share.
+ *
+ * Exit codes mean the same everywhere: 0 success, 1 the job ran but failed
+ * (OOM, a kernel error, an interrupted run), 2 bad usage or bad input.
+ */
+#ifndef SL_CLI_H
+#define SL_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "models/cluster.h"
+#include "models/plan.h"
+#include "models/workload.h"
+
+enum { SL_EXIT_OK = 0, SL_EXIT_FAILED = 1, SL_EXIT_USAGE = 2 };
+
+typedef struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} sl_cli_cmd;
+
+/** @brief Prints "sluice CMD: message" and the usage line, returns SL_EXIT_USAGE. */
+int sl_cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+
+/**
+ * @brief Finds a spec: @p arg as a path, else a built-in name under the
+ *        data directory (workloads/NAME.ini or workloads/clusters/NAME.ini).
+ *        Writes the path into @p out; false when nothing exists.
+ */
+bool sl_cli_find_spec(const char *arg, bool cluster, char *out, size_t n);
+
+/** @brief Loads the workload named or pointed at by @p arg; prints the error. */
+int sl_cli_load_workload(const char *arg, sl_workload *w);
+
+/**
+ * @brief Loads the cluster @p arg, or, when NULL, the built-in cluster named
+ *        like the workload (fig9-small falls back to fig9). Checks that
+ *        every operator fits some node. Prints the error.
+ */
+int sl_cli_load_cluster(const char *arg, const sl_workload *w, sl_cluster *c);
+
+/** @brief Builds the plan and prints its error. */
+int sl_cli_build_plan(const sl_workload *w, sl_plan *p);
+
+/** @brief Whether @p s is one of -h, --help. */
+bool sl_cli_is_help(const char *s);
+
+int sl_cmd_plan(int argc, char **argv);
+int sl_cmd_bound(int argc, char **argv);
+int sl_cmd_run(int argc, char **argv);
+int sl_cmd_sim(int argc, char **argv);
+
+#endif

@@ -1,0 +1,62 @@
+#include <getopt.h>
+#include <string.h>
+
+#include "cli.h"
+#include "models/bound.h"
+#include "models/error.h"
+
+static const char *USAGE = "sluice bound WORKLOAD [--cluster CLUSTER] [--csv]";
+
+int sl_cmd_bound(int argc, char **argv)
+{
+  static const struct option opts[] = {{"cluster", required_argument, NULL, 'c'},
+                                       {"csv", no_argument, NULL, 'v'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {0}};
+  const char *cluster_arg = NULL;
+  bool csv = false;
+  int ch;
+  optind = 1;
+  opterr = 0;
+  while ((ch = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+    switch (ch) {
+    case 'c':
+      cluster_arg = optarg;
+      break;
+    case 'v':
+      csv = true;
+      break;
+    case 'h':
+      printf("usage: %s\n\nThe physical limit of a workload on a cluster: the area bound over\n"
+             "resource classes (a linear program solved with GLPK where operators share a\n"
+             "class or nodes differ in speed) and the critical path of one partition.\n"
+             "Without --cluster, the built-in cluster named like the workload is used.\n"
+             "--csv prints a header and one row (jct_bound_s, throughput_bound_rows_s, ...).\n",
+             USAGE);
+      return SL_EXIT_OK;
+    default:
+      return sl_cli_usage_error("bound", USAGE, "unknown or incomplete option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind != argc - 1)
+    return sl_cli_usage_error("bound", USAGE, optind >= argc ? "missing WORKLOAD" : "too many arguments");
+  sl_workload w;
+  sl_plan p;
+  sl_cluster c;
+  int rc = sl_cli_load_workload(argv[optind], &w);
+  if (rc || (rc = sl_cli_build_plan(&w, &p)) || (rc = sl_cli_load_cluster(cluster_arg, &w, &c)))
+    return rc;
+  sl_bound b;
+  int err = sl_bound_compute(&p, &c, &b);
+  if (err < 0) {
+    fprintf(stderr, "sluice bound: %s\n", sl_strerror(err));
+    sl_cluster_free(&c);
+    return SL_EXIT_FAILED;
+  }
+  if (csv)
+    sl_bound_write_csv(&b, &p, &c, stdout);
+  else
+    sl_bound_print(&b, &p, &c, stdout);
+  sl_cluster_free(&c);
+  return SL_EXIT_OK;
+}

@@ -1,0 +1,105 @@
+#include "cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models/error.h"
+#include "workloads/spec.h"
+
+#ifndef SL_DATA_DIR
+#define SL_DATA_DIR "."
+#endif
+
+int sl_cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+{
+  va_list ap;
+  fprintf(stderr, "sluice %s: ", cmd);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nusage: %s\n", usage);
+  return SL_EXIT_USAGE;
+}
+
+bool sl_cli_is_help(const char *s)
+{
+  return strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0;
+}
+
+static bool readable(const char *path)
+{
+  return access(path, R_OK) == 0;
+}
+
+bool sl_cli_find_spec(const char *arg, bool cluster, char *out, size_t n)
+{
+  if (strchr(arg, '/') || strstr(arg, ".ini") || readable(arg)) {
+    snprintf(out, n, "%s", arg);
+    return true; /* a path: the loader reports what is wrong with it */
+  }
+  const char *dirs[] = {".", SL_DATA_DIR};
+  for (int i = 0; i < 2; i++) {
+    snprintf(out, n, "%s/workloads/%s%s.ini", dirs[i], cluster ? "clusters/" : "", arg);
+    if (readable(out))
+      return true;
+  }
+  return false;
+}
+
+int sl_cli_load_workload(const char *arg, sl_workload *w)
+{
+  char path[512], err[512];
+  if (!sl_cli_find_spec(arg, false, path, sizeof path)) {
+    fprintf(stderr, "sluice: no workload '%s' (neither a file nor a built-in under workloads/)\n", arg);
+    return SL_EXIT_USAGE;
+  }
+  if (sl_workload_load(path, w, err, sizeof err) < 0) {
+    fprintf(stderr, "%s\n", err);
+    return SL_EXIT_USAGE;
+  }
+  return 0;
+}
+
+int sl_cli_load_cluster(const char *arg, const sl_workload *w, sl_cluster *c)
+{
+  char path[512], err[512], name[SL_NAME_MAX + 8];
+  bool found;
+  if (arg) {
+    found = sl_cli_find_spec(arg, true, path, sizeof path);
+  } else {
+    /* fig9-small runs on fig9's cluster: try the name, then its stem */
+    snprintf(name, sizeof name, "%s", w->name);
+    found = sl_cli_find_spec(name, true, path, sizeof path) && !strchr(name, '/');
+    char *dash = strrchr(name, '-');
+    if (!found && dash) {
+      *dash = 0;
+      found = sl_cli_find_spec(name, true, path, sizeof path);
+    }
+  }
+  if (!found) {
+    fprintf(stderr, "sluice: no cluster '%s'; give one with --cluster\n", arg ? arg : w->name);
+    return SL_EXIT_USAGE;
+  }
+  if (sl_cluster_load(path, c, err, sizeof err) < 0) {
+    fprintf(stderr, "%s\n", err);
+    return SL_EXIT_USAGE;
+  }
+  if (sl_check_feasible(w, c, err, sizeof err) < 0) {
+    fprintf(stderr, "%s\n", err);
+    sl_cluster_free(c);
+    return SL_EXIT_USAGE;
+  }
+  return 0;
+}
+
+int sl_cli_build_plan(const sl_workload *w, sl_plan *p)
+{
+  char err[512];
+  sl_plan_opts o = {0};
+  if (sl_plan_build(p, w, &o, err, sizeof err) < 0) {
+    fprintf(stderr, "%s: %s\n", w->path, err);
+    return SL_EXIT_USAGE;
+  }
+  return 0;
+}

@@ -1,0 +1,39 @@
+/* sluice: one binary, one subcommand per job. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const sl_cli_cmd commands[] = {
+  {"plan", sl_cmd_plan, "print the physical plan of a workload"},
+  {"bound", sl_cmd_bound, "the physical limit: best throughput and JCT on a cluster"},
+};
+
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: sluice COMMAND [ARGS...]\n\n"
+             "Runs ML data pipelines under three execution models (streaming batch,\n"
+             "batch, stream), for real on this machine or simulated on any cluster.\n\n"
+             "commands:\n");
+  for (unsigned i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f, "\n'sluice COMMAND --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    usage(stderr);
+    return SL_EXIT_USAGE;
+  }
+  if (sl_cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+    usage(stdout);
+    return SL_EXIT_OK;
+  }
+  for (unsigned i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(argv[1], commands[i].name) == 0)
+      return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "sluice: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return SL_EXIT_USAGE;
+}

@@ -1,0 +1,423 @@
+/**
+ * @file bound.c
+ * @brief The throughput bound as a linear program, after Plumber and
+ *        StarPU's starpu_bound_compute (performance-anchors §B4).
+ *
+ * Variables: X, source rows per second, and x[i][g] >= 0, the source rows per
+ * second whose operator-i work runs on node group g. Identical nodes of a
+ * group share one variable: the program is convex and symmetric in them, so
+ * any optimum splits evenly and the per-node constraints read the same with
+ * the group's capacity multiplied by its node count.
+ *
+ *   maximise X subject to
+ *   (flow)        for each operator i:  sum_g x[i][g] = X
+ *   (slots)       for each group g and class k in {CPU, GPU}:
+ *                   sum_i x[i][g] * d[i][g] * e_k[i][g] <= count_g * slots_k,g
+ *   (concurrency) for each operator i with a cap:  sum_g x[i][g] * d[i][g] <= cap_i
+ *   (storage)     X * read_bytes_per_row <= storage_bps
+ *
+ * d[i][g] = w_i / speed_g: task-seconds per source row on a node of g, where
+ * w_i is the typical task's time at speed 1 over the source rows that task
+ * represents (sl_plan_work_per_source_row: per-task and per-batch costs
+ * amortised over a typical task). An operator's speed is that of its class,
+ * GPU when it requests a GPU. e_k is the share of class-k slots one task
+ * occupies: slots / floor(slots / req) for req > 0, else 0. Slots are whole
+ * on a real node, so a 0.99-CPU task on 8 CPUs still leaves only 8 running
+ * at once: it occupies one slot (the paper's Fig. 9 bound of 150 s). Read
+ * per group, the constraint says the node is time-shared between operators,
+ * each running floor(slots/req) tasks while it holds the node. That is exact
+ * when one shape fills a node; when operators of different fractional
+ * shapes share one, it charges gaps an integer packing could fill, so the
+ * throughput bound can there be a little below the true limit.
+ *
+ * A GPU operator that also requests CPUs charges both classes for the same
+ * task time. Node NICs are not modelled: the video and Fig. 9 shapes are
+ * bound by slots, and where bytes land depends on a placement the bound does
+ * not choose.
+ *
+ * The bottleneck is the class (CPU, GPU, storage, concurrency caps) whose
+ * constraints alone allow the least throughput, and within it the operator
+ * using the most of it at the optimum.
+ */
+#include "bound.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+enum { CLS_CPU, CLS_GPU, CLS_STORAGE, CLS_CONC, CLS_N };
+
+static const char *const class_name[CLS_N] = {"CPU", "GPU", "storage", "concurrency"};
+
+/* Everything the program needs, derived from the plan and the cluster. */
+typedef struct {
+  int nops, ngroups;
+  double count[SL_MAX_GROUPS];             /* nodes per group */
+  double slots[SL_MAX_GROUPS][2];          /* per node, CPU and GPU */
+  double d[SL_MAX_OPS][SL_MAX_GROUPS];     /* task-seconds per source row */
+  double e[SL_MAX_OPS][SL_MAX_GROUPS][2];  /* slots one task occupies */
+  double speed[SL_MAX_OPS][SL_MAX_GROUPS]; /* of the operator's class */
+  bool fits[SL_MAX_OPS][SL_MAX_GROUPS];
+} bound_model;
+
+static const double SLOT_EPS = 1e-9;
+
+/* Tasks of request @p req that fit at once in @p slots (0 when none do). */
+static double tasks_fit(double slots, double req)
+{
+  return floor(slots / req + SLOT_EPS);
+}
+
+/* A speed left at 0 by a spec means "not given": the cost model's speed 1. */
+static double group_speed(const sl_node_group *g, bool gpu)
+{
+  double s = gpu ? g->gpu_speed : g->cpu_speed;
+  return s > 0 ? s : 1.0;
+}
+
+/* An expanded node list is the truth (a lost node may be gone from it);
+ * before expansion the groups' counts are. */
+static void count_nodes(const sl_cluster *c, double count[SL_MAX_GROUPS])
+{
+  bool expanded = c->nodes && c->nnodes > 0;
+
+  for (int g = 0; g < c->ngroups; g++)
+    count[g] = expanded || c->groups[g].count < 0 ? 0.0 : c->groups[g].count;
+  for (int n = 0; expanded && n < c->nnodes; n++)
+    if (c->nodes[n].group >= 0 && c->nodes[n].group < c->ngroups)
+      count[c->nodes[n].group] += 1.0;
+}
+
+/* Share of one class's slots a task takes on a node; false if it cannot fit. */
+static bool slot_share(double slots, double req, double *share)
+{
+  *share = 0.0;
+  if (req <= 0)
+    return true;
+  double k = tasks_fit(slots, req);
+  if (k < 1)
+    return false;
+  *share = slots / k;
+  return true;
+}
+
+static int model_build(bound_model *m, const sl_plan *p, const sl_cluster *c)
+{
+  memset(m, 0, sizeof(*m));
+  m->nops = p->nops;
+  m->ngroups = c->ngroups;
+  count_nodes(c, m->count);
+  for (int g = 0; g < m->ngroups; g++) {
+    m->slots[g][CLS_CPU] = c->groups[g].cpu;
+    m->slots[g][CLS_GPU] = c->groups[g].gpu;
+  }
+  for (int i = 0; i < m->nops; i++) {
+    const sl_pop *o = &p->ops[i];
+    double w = sl_plan_work_per_source_row(p, i);
+    bool anywhere = false;
+    for (int g = 0; g < m->ngroups; g++) {
+      bool ok = m->count[g] > 0 &&
+                slot_share(m->slots[g][CLS_CPU], o->cpu, &m->e[i][g][CLS_CPU]) &&
+                slot_share(m->slots[g][CLS_GPU], o->gpu, &m->e[i][g][CLS_GPU]);
+      m->fits[i][g] = ok;
+      m->speed[i][g] = group_speed(&c->groups[g], o->gpu > 0);
+      m->d[i][g] = w / m->speed[i][g];
+      anywhere = anywhere || ok;
+    }
+    if (!anywhere)
+      return SL_EUNSAT;
+  }
+  return 0;
+}
+
+static int col_x(const bound_model *m, int i, int g)
+{
+  return 2 + i * m->ngroups + g;
+}
+
+/* Adds row "sum val[k] * col[k] (<= 1 | = 0)"; idx and val are 1-based. */
+static void add_row(glp_prob *lp, int n, const int *idx, const double *val, bool equality)
+{
+  int r = glp_add_rows(lp, 1);
+  glp_set_row_bnds(lp, r, equality ? GLP_FX : GLP_UP, 0.0, equality ? 0.0 : 1.0);
+  glp_set_mat_row(lp, r, n, idx, val);
+}
+
+static void add_flow_rows(glp_prob *lp, const bound_model *m, int *idx, double *val)
+{
+  for (int i = 0; i < m->nops; i++) {
+    int n = 0;
+    idx[++n] = 1;
+    val[n] = -1.0;
+    for (int g = 0; g < m->ngroups; g++) {
+      idx[++n] = col_x(m, i, g);
+      val[n] = 1.0;
+    }
+    add_row(lp, n, idx, val, true);
+  }
+}
+
+/* Capacity rows are scaled to a right-hand side of 1 so GLPK sees
+ * coefficients of like magnitude whether the resource is bytes or slots
+ * (and glp_scale_prob, which prints, is not needed). */
+static void add_slot_rows(glp_prob *lp, const bound_model *m, int k, int *idx, double *val)
+{
+  for (int g = 0; g < m->ngroups; g++) {
+    double cap = m->count[g] * m->slots[g][k];
+    int n = 0;
+    for (int i = 0; i < m->nops && cap > 0; i++) {
+      double coef = m->d[i][g] * m->e[i][g][k];
+      if (m->fits[i][g] && coef > 0) {
+        idx[++n] = col_x(m, i, g);
+        val[n] = coef / cap;
+      }
+    }
+    if (n > 0)
+      add_row(lp, n, idx, val, false);
+  }
+}
+
+/* Tasks in flight = task-seconds started per second; a cap bounds them. */
+static void add_concurrency_rows(glp_prob *lp, const bound_model *m, const sl_plan *p, int *idx,
+                                 double *val)
+{
+  for (int i = 0; i < m->nops; i++) {
+    int n = 0;
+    for (int g = 0; g < m->ngroups && p->ops[i].concurrency > 0; g++) {
+      if (m->fits[i][g] && m->d[i][g] > 0) {
+        idx[++n] = col_x(m, i, g);
+        val[n] = m->d[i][g] / p->ops[i].concurrency;
+      }
+    }
+    if (n > 0)
+      add_row(lp, n, idx, val, false);
+  }
+}
+
+static void add_storage_row(glp_prob *lp, const sl_plan *p, const sl_cluster *c, int *idx,
+                            double *val)
+{
+  double rb = p->ops[0].read_bytes_per_row;
+  if (rb > 0 && c->storage_bps > 0) {
+    idx[1] = 1;
+    val[1] = rb / c->storage_bps;
+    add_row(lp, 1, idx, val, false);
+  }
+}
+
+static void add_cols(glp_prob *lp, const bound_model *m)
+{
+  glp_add_cols(lp, 1 + m->nops * m->ngroups);
+  glp_set_col_bnds(lp, 1, GLP_LO, 0.0, 0.0);
+  glp_set_obj_coef(lp, 1, 1.0);
+  for (int i = 0; i < m->nops; i++)
+    for (int g = 0; g < m->ngroups; g++)
+      glp_set_col_bnds(lp, col_x(m, i, g), m->fits[i][g] ? GLP_LO : GLP_FX, 0.0, 0.0);
+}
+
+/* The problem with the limits of the classes in @p mask (bits 1 << CLS_*). */
+static glp_prob *lp_build(const bound_model *m, const sl_plan *p, const sl_cluster *c,
+                          unsigned mask, int *idx, double *val)
+{
+  glp_prob *lp = glp_create_prob();
+
+  glp_set_obj_dir(lp, GLP_MAX);
+  add_cols(lp, m);
+  add_flow_rows(lp, m, idx, val);
+  for (int k = CLS_CPU; k <= CLS_GPU; k++)
+    if (mask & (1u << k))
+      add_slot_rows(lp, m, k, idx, val);
+  if (mask & (1u << CLS_CONC))
+    add_concurrency_rows(lp, m, p, idx, val);
+  if (mask & (1u << CLS_STORAGE))
+    add_storage_row(lp, p, c, idx, val);
+  return lp;
+}
+
+/* Solves @p lp; an unbounded X (nothing limits it) reads as infinity. */
+static int lp_solve(glp_prob *lp, double *x)
+{
+  glp_smcp parm;
+
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  if (glp_simplex(lp, &parm) != 0)
+    return SL_ELP;
+  switch (glp_get_status(lp)) {
+  case GLP_OPT:
+    *x = glp_get_col_prim(lp, 1);
+    return 0;
+  case GLP_UNBND:
+    *x = INFINITY;
+    return 0;
+  default:
+    return SL_ELP;
+  }
+}
+
+/* Slot-seconds per second operator @p i uses in class @p k at the optimum
+ * (for the concurrency class: the share of its cap in use). */
+static double op_load(glp_prob *lp, const bound_model *m, const sl_plan *p, int i, int k)
+{
+  double load = 0.0;
+  for (int g = 0; g < m->ngroups; g++) {
+    double x = glp_get_col_prim(lp, col_x(m, i, g));
+    load += x * m->d[i][g] * (k == CLS_CONC ? 1.0 : m->e[i][g][k]);
+  }
+  if (k == CLS_CONC)
+    return p->ops[i].concurrency > 0 ? load / p->ops[i].concurrency : 0.0;
+  return load;
+}
+
+/* Duals are not unique when two limits coincide (a GPU actor pool capped at
+ * the GPU count), so the class is named by relaxation instead: the class
+ * whose limits alone allow the least throughput. Ties go to the earlier
+ * class, so a physical resource wins over a cap that merely matches it. */
+static int bottleneck_class(const bound_model *m, const sl_plan *p, const sl_cluster *c,
+                            int *idx, double *val, int *cls)
+{
+  double least = INFINITY;
+
+  *cls = CLS_CPU;
+  for (int k = 0; k < CLS_N; k++) {
+    glp_prob *lp = lp_build(m, p, c, 1u << k, idx, val);
+    double x = INFINITY;
+    int rc = lp_solve(lp, &x);
+    glp_delete_prob(lp);
+    if (rc)
+      return rc;
+    if (x < least * (1 - 1e-9)) {
+      least = x;
+      *cls = k;
+    }
+  }
+  return 0;
+}
+
+static void name_bottleneck(glp_prob *lp, const bound_model *m, const sl_plan *p, int cls,
+                            sl_bound *out)
+{
+  double most = -1.0;
+
+  snprintf(out->bottleneck, sizeof(out->bottleneck), "%s", class_name[cls]);
+  out->bottleneck_op = 0; /* storage: the source reads */
+  for (int i = 0; i < m->nops && cls != CLS_STORAGE; i++) {
+    double load = op_load(lp, m, p, i, cls);
+    if (load > most) {
+      most = load;
+      out->bottleneck_op = i;
+    }
+  }
+}
+
+/* One typical task of every operator back to back, each on its fastest node. */
+static double critical_path(const sl_plan *p, const bound_model *m)
+{
+  double t = 0.0;
+  for (int i = 0; i < p->nops; i++) {
+    double fastest = 0.0;
+    for (int g = 0; g < m->ngroups; g++)
+      if (m->fits[i][g] && m->speed[i][g] > fastest)
+        fastest = m->speed[i][g];
+    t += sl_plan_task_time(&p->ops[i], sl_plan_typical_rows(p, i)) / fastest;
+  }
+  return t;
+}
+
+static int solve_model(const bound_model *m, const sl_plan *p, const sl_cluster *c, sl_bound *out)
+{
+  int ncols = 1 + m->nops * m->ngroups, rc = SL_ENOMEM, cls = CLS_CPU;
+  int *idx = malloc(sizeof(*idx) * (ncols + 1));
+  double *val = malloc(sizeof(*val) * (ncols + 1));
+  glp_prob *lp = NULL;
+
+  if (!idx || !val)
+    goto free_arrays;
+  lp = lp_build(m, p, c, ~0u, idx, val);
+  rc = lp_solve(lp, &out->throughput_rows_s);
+  if (rc == 0 && !(out->throughput_rows_s > 0 && isfinite(out->throughput_rows_s)))
+    rc = SL_ELP;
+  if (rc == 0)
+    rc = bottleneck_class(m, p, c, idx, val, &cls);
+  if (rc == 0)
+    name_bottleneck(lp, m, p, cls, out);
+  glp_delete_prob(lp);
+free_arrays:
+  free(val);
+  free(idx);
+  return rc;
+}
+
+int sl_bound_compute(const sl_plan *p, const sl_cluster *c, sl_bound *out)
+{
+  if (!p || !c || !out || p->nops < 1 || p->nops > SL_MAX_OPS || c->ngroups < 1 ||
+      c->ngroups > SL_MAX_GROUPS)
+    return SL_EINVAL;
+  memset(out, 0, sizeof(*out));
+
+  bound_model *m = malloc(sizeof(*m));
+  if (!m)
+    return SL_ENOMEM;
+  int rc = model_build(m, p, c);
+  if (rc == 0)
+    rc = solve_model(m, p, c, out);
+  if (rc == 0) {
+    out->area_s = (double)p->source_rows / out->throughput_rows_s;
+    out->critical_path_s = critical_path(p, m);
+    out->jct_s = fmax(out->area_s, out->critical_path_s);
+  }
+  free(m);
+  return rc;
+}
+
+/* CSV field: quoted only when it holds a separator or a quote. */
+static void csv_field(FILE *f, const char *s)
+{
+  if (!strpbrk(s, ",\"\n\r")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+int sl_bound_write_csv(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FILE *f)
+{
+  if (!b || !f)
+    return SL_EINVAL;
+  fputs("workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,critical_path_s,bottleneck\n",
+        f);
+  csv_field(f, p && p->workload ? p->workload->name : "");
+  fputc(',', f);
+  csv_field(f, c ? c->name : "");
+  fprintf(f, ",%.6g,%.3f,%.3f,%.3f,", b->throughput_rows_s, b->jct_s, b->area_s,
+          b->critical_path_s);
+  csv_field(f, b->bottleneck);
+  fputc('\n', f);
+  return ferror(f) ? SL_EIO : 0;
+}
+
+void sl_bound_print(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FILE *f)
+{
+  if (!b || !f)
+    return;
+  const char *op = p && b->bottleneck_op >= 0 && b->bottleneck_op < p->nops
+                       ? p->ops[b->bottleneck_op].name
+                       : "?";
+  fprintf(f, "bound of %s on %s\n", p && p->workload ? p->workload->name : "?", c ? c->name : "?");
+  fprintf(f, "  throughput     %.6g source rows/s\n", b->throughput_rows_s);
+  fprintf(f, "  area           %.3f s (%lld rows at that rate)\n", b->area_s,
+          p ? (long long)p->source_rows : 0LL);
+  fprintf(f, "  critical path  %.3f s (one typical task per operator)\n", b->critical_path_s);
+  fprintf(f, "  JCT bound      %.3f s\n", b->jct_s);
+  fprintf(f, "  bottleneck     %s, operator %d '%s'\n", b->bottleneck, b->bottleneck_op, op);
+}

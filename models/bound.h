@@ -1,0 +1,49 @@
+/**
+ * @file bound.h
+ * @brief The physical limit of a workload on a cluster: the best throughput
+ *        any schedule could reach and the job completion time it implies.
+ *
+ * The throughput bound is a linear program (GLPK): how much of every
+ * operator's work each node takes, so that no node's CPU or GPU slots, no
+ * operator's concurrency cap and no remote-storage link is over-used. The
+ * JCT bound is the larger of the area bound (all rows at that throughput)
+ * and the critical path (one typical partition through every operator).
+ * Plain data: the caller owns the sl_bound.
+ */
+#ifndef SL_BOUND_H
+#define SL_BOUND_H
+
+#include <stdio.h>
+
+#include "cluster.h"
+#include "plan.h"
+
+typedef struct {
+  double throughput_rows_s; /**< source rows per second at the bound */
+  double jct_s;             /**< max(area_s, critical_path_s) */
+  double area_s;            /**< source rows / throughput */
+  double critical_path_s;   /**< one typical task per operator, fastest node */
+  int bottleneck_op;        /**< physical operator with the most work in the bottleneck */
+  char bottleneck[64];      /**< "CPU", "GPU", "storage" or "concurrency" */
+} sl_bound;
+
+/**
+ * @brief Computes the bound of plan @p p on cluster @p c (expanded or not:
+ *        nodes are counted from c->nodes when present, else from the groups).
+ * @return 0; SL_EINVAL on a NULL or empty argument; SL_EUNSAT when some
+ *         operator fits on no node; SL_ENOMEM; SL_ELP when GLPK finds no
+ *         optimum (e.g. no resource limits the throughput at all).
+ */
+int sl_bound_compute(const sl_plan *p, const sl_cluster *c, sl_bound *out);
+
+/**
+ * @brief Writes a header line and one row:
+ *        workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,critical_path_s,bottleneck
+ * @return 0 or SL_EIO.
+ */
+int sl_bound_write_csv(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FILE *f);
+
+/** @brief Writes the bound for a human reader. */
+void sl_bound_print(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FILE *f);
+
+#endif

@@ -1,0 +1,95 @@
+#include "cluster.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+/* Node count of @p c, or -1 when a group count is negative or the sum overflows. */
+static int sl__cluster_count_nodes(const sl_cluster *c)
+{
+  long long n = 0;
+  for (int g = 0; g < c->ngroups; g++) {
+    if (c->groups[g].count < 0)
+      return -1;
+    n += c->groups[g].count;
+    if (n > INT_MAX / (long long)sizeof(sl_node))
+      return -1;
+  }
+  return (int)n;
+}
+
+/*
+ * c->nodes is overwritten, not freed: a struct built in code may hold garbage
+ * there, and freeing garbage is worse than a leak. Re-expanding a cluster
+ * therefore takes sl_cluster_free() first.
+ */
+int sl_cluster_expand(sl_cluster *c)
+{
+  int n = sl__cluster_count_nodes(c);
+  if (n < 0)
+    return SL_EINVAL;
+  sl_node *nodes = NULL;
+  if (n > 0) {
+    nodes = malloc((size_t)n * sizeof *nodes);
+    if (!nodes)
+      return SL_ENOMEM;
+  }
+  int k = 0;
+  for (int g = 0; g < c->ngroups; g++)
+    for (int i = 0; i < c->groups[g].count; i++)
+      nodes[k++] = (sl_node){.group = g, .index_in_group = i};
+  c->nodes = nodes;
+  c->nnodes = n;
+  return 0;
+}
+
+void sl_cluster_free(sl_cluster *c)
+{
+  if (!c)
+    return;
+  free(c->nodes);
+  c->nodes = NULL;
+  c->nnodes = 0;
+}
+
+int sl_cluster_copy(sl_cluster *dst, const sl_cluster *src)
+{
+  *dst = *src;
+  dst->nodes = NULL;
+  if (src->nnodes <= 0 || !src->nodes) {
+    dst->nnodes = 0;
+    return 0;
+  }
+  dst->nodes = malloc((size_t)src->nnodes * sizeof *dst->nodes);
+  if (!dst->nodes) {
+    dst->nnodes = 0;
+    return SL_ENOMEM;
+  }
+  memcpy(dst->nodes, src->nodes, (size_t)src->nnodes * sizeof *dst->nodes);
+  return 0;
+}
+
+/* Summed over groups rather than nodes, so it also works before expansion. */
+double sl_cluster_total(const sl_cluster *c, bool gpu)
+{
+  double total = 0;
+  for (int g = 0; g < c->ngroups; g++)
+    total += c->groups[g].count * (gpu ? c->groups[g].gpu : c->groups[g].cpu);
+  return total;
+}
+
+void sl_cluster_set_store(sl_cluster *c, double bytes)
+{
+  for (int g = 0; g < c->ngroups; g++)
+    c->groups[g].store_bytes = bytes;
+}
+
+double sl_cluster_price_per_hour(const sl_cluster *c)
+{
+  double price = 0;
+  for (int g = 0; g < c->ngroups; g++)
+    price += c->groups[g].count * c->groups[g].price_per_hour;
+  return price;
+}

@@ -1,0 +1,74 @@
+/**
+ * @file cluster.h
+ * @brief The cluster model: node groups expanded into nodes.
+ *
+ * Plain data filled by the spec parser (workloads/spec.h) or built in code
+ * (tests, capacity search). Nodes are numbered 0..nnodes-1 in group order.
+ */
+#ifndef SL_CLUSTER_H
+#define SL_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "workload.h"
+
+#define SL_MAX_GROUPS 16
+
+/** @brief A group of identical nodes. */
+typedef struct {
+  char name[SL_NAME_MAX];
+  int line;
+  int count;
+  double cpu, gpu;          /**< slots per node */
+  double memory_bytes;      /**< host memory per node */
+  double store_bytes;       /**< partition store budget per node */
+  double cpu_speed, gpu_speed; /**< relative to the cost model's speed 1 */
+  double nic_bps;           /**< NIC bandwidth, bytes per second */
+  double price_per_hour;    /**< dollars per node-hour */
+} sl_node_group;
+
+/** @brief One node, pointing back at its group. */
+typedef struct {
+  int group;
+  int index_in_group;
+} sl_node;
+
+typedef struct {
+  char name[SL_NAME_MAX];
+  char path[256];
+  double backbone_bps;       /**< bandwidth of the shared backbone */
+  double latency_s;          /**< per-hop latency */
+  double storage_bps;        /**< remote storage (S3-like) bandwidth, 0 = none */
+  double storage_latency_s;
+  int ngroups;
+  sl_node_group groups[SL_MAX_GROUPS];
+  int nnodes;
+  sl_node *nodes;            /**< owned; sl_cluster_free() releases it */
+} sl_cluster;
+
+/** @brief Expands groups into nodes. Returns 0 or SL_ENOMEM. */
+int sl_cluster_expand(sl_cluster *c);
+
+/** @brief Releases the node array; the struct itself is the caller's. */
+void sl_cluster_free(sl_cluster *c);
+
+/** @brief Deep copy of @p src into @p dst (dst's old content is not freed). */
+int sl_cluster_copy(sl_cluster *dst, const sl_cluster *src);
+
+/** @brief The group of node @p n. */
+static inline const sl_node_group *sl_cluster_node_group(const sl_cluster *c, int n)
+{
+  return &c->groups[c->nodes[n].group];
+}
+
+/** @brief Total slots of a class (cpu when @p gpu is false) over all nodes. */
+double sl_cluster_total(const sl_cluster *c, bool gpu);
+
+/** @brief Sets every node group's store budget to @p bytes (--memory). */
+void sl_cluster_set_store(sl_cluster *c, double bytes);
+
+/** @brief Price of the whole cluster per hour. */
+double sl_cluster_price_per_hour(const sl_cluster *c);
+
+#endif

@@ -1,0 +1,1192 @@
+/*
+ * The scheduling core's mechanics: tasks and their attempts, partitions and
+ * their lineage, per-node memory, and the decision queue. What to run, when
+ * and where is left to the policy (policy_*.c); this file only keeps the
+ * books straight and recovers lost partitions through lineage.
+ */
+#include "core_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+#define EPS 1e-9
+
+/* ---------------------------------------------------------------- options */
+
+void sl_core_opts_default(sl_core_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  o->model = SL_MODEL_STREAMING;
+  o->on_full = SL_FULL_SPILL;
+  o->reservation_ratio = 0; /* Algorithms 1 and 2 in charge, as in the paper's runs */
+  o->replenish_period_s = 1.0;
+  o->checkpoint_interval_s = 360.0;
+  o->checkpoint_cost_s = 0.0;
+  o->restart_cost_s = 0.0;
+  o->channel_capacity = 2;
+  o->max_retries = 0;
+}
+
+static const struct {
+  const char *name;
+  sl_model model;
+  sl_streaming_opts streaming;
+} model_names[] = {
+  {"streaming", SL_MODEL_STREAMING, {false, false, false}},
+  {"streaming-noadapt", SL_MODEL_STREAMING, {true, false, false}},
+  {"streaming-nopart", SL_MODEL_STREAMING, {false, true, false}},
+  {"static", SL_MODEL_STREAMING, {false, false, true}},
+  {"batch", SL_MODEL_BATCH, {false, false, false}},
+  {"stream", SL_MODEL_STREAM, {false, false, false}},
+};
+
+int sl_core_opts_set_model(sl_core_opts *o, const char *name)
+{
+  for (unsigned i = 0; i < sizeof model_names / sizeof model_names[0]; i++)
+    if (strcmp(model_names[i].name, name) == 0) {
+      o->model = model_names[i].model;
+      o->streaming = model_names[i].streaming;
+      return 0;
+    }
+  return SL_EINVAL;
+}
+
+const char *sl_core_opts_model_name(const sl_core_opts *o)
+{
+  for (unsigned i = 0; i < sizeof model_names / sizeof model_names[0]; i++)
+    if (model_names[i].model == o->model &&
+        model_names[i].streaming.no_adaptive == o->streaming.no_adaptive &&
+        model_names[i].streaming.no_dynamic_part == o->streaming.no_dynamic_part &&
+        model_names[i].streaming.static_alloc == o->streaming.static_alloc)
+      return model_names[i].name;
+  return "custom";
+}
+
+/* -------------------------------------------------------------- decisions */
+
+void sl__push(sl_core *c, const sl_decision *d)
+{
+  if (c->dec_len == c->dec_cap) {
+    uint32_t ncap = c->dec_cap ? c->dec_cap * 2 : 64;
+    sl_decision *n = malloc(sizeof *n * ncap);
+    if (!n) {
+      c->failed = true; /* reported through the FAIL the engine sees next */
+      return;
+    }
+    for (uint32_t i = 0; i < c->dec_len; i++)
+      n[i] = c->decs[(c->dec_head + i) % c->dec_cap];
+    free(c->decs);
+    c->decs = n;
+    c->dec_head = 0;
+    c->dec_cap = ncap;
+  }
+  c->decs[(c->dec_head + c->dec_len) % c->dec_cap] = *d;
+  c->dec_len++;
+}
+
+bool sl_core_next(sl_core *c, sl_decision *out)
+{
+  if (c->dec_len == 0)
+    return false;
+  *out = c->decs[c->dec_head];
+  c->dec_head = (c->dec_head + 1) % c->dec_cap;
+  c->dec_len--;
+  return true;
+}
+
+static void push_fail(sl_core *c, int code)
+{
+  if (c->failed && c->done)
+    return;
+  c->failed = true;
+  c->done = true;
+  sl_decision d = {.kind = SL_DEC_FAIL, .task = SL_NONE, .part = SL_NONE, .code = code};
+  sl__push(c, &d);
+}
+
+/* ------------------------------------------------------------ allocation */
+
+static sl_task_id task_alloc(sl_core *c)
+{
+  if (c->ntasks == c->tasks_cap) {
+    uint32_t ncap = c->tasks_cap ? c->tasks_cap * 2 : 256;
+    sl__task *n = realloc(c->tasks, sizeof *n * ncap);
+    if (!n)
+      return SL_NONE;
+    c->tasks = n;
+    c->tasks_cap = ncap;
+  }
+  sl__task *t = &c->tasks[c->ntasks];
+  memset(t, 0, sizeof *t);
+  t->origin = c->ntasks;
+  t->current = SL_NONE;
+  t->instance = -1;
+  t->node = t->slot = -1;
+  return c->ntasks++;
+}
+
+static sl_part_id part_alloc(sl_core *c)
+{
+  if (c->nparts == c->parts_cap) {
+    uint32_t ncap = c->parts_cap ? c->parts_cap * 2 : 256;
+    sl__part *n = realloc(c->parts, sizeof *n * ncap);
+    if (!n)
+      return SL_NONE;
+    c->parts = n;
+    c->parts_cap = ncap;
+  }
+  sl__part *p = &c->parts[c->nparts];
+  memset(p, 0, sizeof *p);
+  p->consumer = SL_NONE;
+  return c->nparts++;
+}
+
+static inline sl__task *origin_of(sl_core *c, const sl__task *t)
+{
+  return &c->tasks[t->origin];
+}
+
+/* ------------------------------------------------------------ estimates */
+
+double sl__typical_rows(const sl_core *c, int op)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  if (o->kind == SL_OP_SOURCE)
+    return (double)o->rows_per_task;
+  if (o->batch_size > 0)
+    return o->batch_size;
+  double reaching = (double)c->plan->source_rows * (op > 0 ? c->plan->ops[op - 1].alpha_rows : 1);
+  double per_part = o->in_row_bytes > 0 ? floor(c->plan->target_partition_bytes / o->in_row_bytes) : reaching;
+  double upstream = sl__typical_rows(c, op - 1) * c->plan->ops[op - 1].rows_out_per_row;
+  double rows = fmin(per_part, reaching);
+  if (!c->opts.streaming.no_dynamic_part && c->opts.model == SL_MODEL_STREAMING)
+    return fmax(1, rows);
+  return fmax(1, fmin(upstream, reaching)); /* one partition per upstream task */
+}
+
+static void init_estimates(sl_core *c)
+{
+  for (int i = 0; i < c->nops; i++) {
+    const sl_pop *o = &c->plan->ops[i];
+    sl__op *s = &c->ops[i];
+    double rows = sl__typical_rows(c, i);
+    double out_rows = sl_plan_task_out_rows(o, rows);
+    s->est_time = sl_plan_task_time(o, rows);
+    s->est_in_bytes = rows * o->in_row_bytes;
+    s->est_out_bytes = out_rows * o->out_row_bytes;
+    s->est_out_parts = fmax(1, ceil(s->est_out_bytes / c->plan->target_partition_bytes));
+    s->est_in_rows = rows;
+  }
+}
+
+static void observe(sl_core *c, const sl__task *t, double duration)
+{
+  sl__op *s = &c->ops[t->op];
+  s->nobs++;
+  s->sum_time += duration;
+  s->sum_out_bytes += t->out_bytes;
+  s->sum_in_bytes += t->bytes;
+  s->sum_out_parts += t->nemitted;
+  s->sum_in_rows += (double)t->rows;
+  s->est_in_rows = s->sum_in_rows / s->nobs;
+  s->est_time = s->sum_time / s->nobs;
+  s->est_out_bytes = s->sum_out_bytes / s->nobs;
+  s->est_in_bytes = s->sum_in_bytes / s->nobs;
+  s->est_out_parts = fmax(1, s->sum_out_parts / s->nobs);
+}
+
+/* --------------------------------------------------------------- nodes */
+
+static double min_request(const sl_plan *p, bool gpu)
+{
+  double m = INFINITY;
+  for (int i = 0; i < p->nops; i++) {
+    double r = gpu ? p->ops[i].gpu : p->ops[i].cpu;
+    bool counts = gpu ? p->ops[i].gpu > 0 : (p->ops[i].gpu <= 0 && p->ops[i].cpu > 0);
+    if (counts && r < m)
+      m = r;
+  }
+  return m;
+}
+
+static int slots_for(const sl_plan *p, double cpu, double gpu)
+{
+  double mc = min_request(p, false), mg = min_request(p, true);
+  int n = 0;
+  if (isfinite(mc))
+    n += (int)floor(cpu / mc + EPS);
+  if (isfinite(mg))
+    n += (int)floor(gpu / mg + EPS);
+  return n;
+}
+
+static void node_reset(sl_core *c, int n)
+{
+  sl__node *nd = &c->nodes[n];
+  const sl_node_group *g = sl_cluster_node_group(c->cluster, n);
+  nd->alive = true;
+  nd->cpu_total = nd->cpu_free = g->cpu;
+  nd->gpu_total = nd->gpu_free = g->gpu;
+  nd->store_budget = g->store_bytes;
+  nd->store_used = 0;
+  nd->nfree = nd->nslots;
+  for (int s = 0; s < nd->nslots; s++)
+    nd->free_slots[s] = nd->nslots - 1 - s; /* slot 0 on top */
+  sl__idq_clear(&nd->waiting);
+}
+
+int sl_core_node_slots(const sl_core *c, int node)
+{
+  return node >= 0 && node < c->nnodes ? c->nodes[node].nslots : 0;
+}
+
+double sl_core_node_store(const sl_core *c, int node)
+{
+  return node >= 0 && node < c->nnodes ? c->nodes[node].store_used : 0;
+}
+
+bool sl__fits(const sl_core *c, int node, int op)
+{
+  const sl__node *nd = &c->nodes[node];
+  const sl_pop *o = &c->plan->ops[op];
+  return nd->alive && nd->nfree > 0 && nd->cpu_free + EPS >= o->cpu && nd->gpu_free + EPS >= o->gpu;
+}
+
+int sl__pick_node(sl_core *c, int op, const sl__task *t)
+{
+  const sl__task *o = origin_of(c, t);
+  if (o->ninputs > 0) {
+    int home = c->parts[o->inputs[0]].node;
+    if (home >= 0 && home < c->nnodes && sl__fits(c, home, op))
+      return home;
+  }
+  /* Next fit from a rotating cursor spreads work over nodes in O(1)
+   * amortized, which keeps 1,000-node simulations fast. */
+  for (int k = 0; k < c->nnodes; k++) {
+    int n = (c->ops[op].rr_next + k) % c->nnodes;
+    if (sl__fits(c, n, op)) {
+      c->ops[op].rr_next = (n + 1) % c->nnodes;
+      return n;
+    }
+  }
+  return -1;
+}
+
+/* --------------------------------------------------------- construction */
+
+static int check_budgets(sl_core *c, char *err, size_t errlen)
+{
+  double smallest = INFINITY;
+  for (int n = 0; n < c->nnodes; n++)
+    smallest = fmin(smallest, c->nodes[n].store_budget);
+  for (int i = 0; i + 1 < c->nops; i++) {
+    double part = fmin(c->ops[i].est_out_bytes, c->policy->target_bytes(c, i));
+    /* A partition bigger than every store can never be held: fail now
+     * rather than hang. The last operator delivers straight to the sink. */
+    if (part > smallest && c->opts.on_full == SL_FULL_OOM) {
+      snprintf(err, errlen,
+               "operator '%s' emits partitions of %.0f bytes but the store budget is %.0f bytes",
+               c->plan->ops[i].name, part, smallest);
+      return SL_EOOM;
+    }
+  }
+  return 0;
+}
+
+sl_core *sl_core_new(const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts,
+                     char *err, size_t errlen)
+{
+  if (plan->nops < 1 || cluster->nnodes < 1) {
+    snprintf(err, errlen, "empty plan or cluster");
+    return NULL;
+  }
+  sl_core *c = calloc(1, sizeof *c);
+  if (!c)
+    goto out_nomem;
+  c->plan = plan;
+  c->cluster = cluster;
+  c->opts = *opts;
+  c->nops = plan->nops;
+  c->nnodes = cluster->nnodes;
+  c->policy = opts->model == SL_MODEL_BATCH    ? &sl__policy_batch
+              : opts->model == SL_MODEL_STREAM ? &sl__policy_stream
+                                               : &sl__policy_streaming;
+  c->nodes = calloc(c->nnodes, sizeof *c->nodes);
+  if (!c->nodes)
+    goto out_free_core;
+  for (int n = 0; n < c->nnodes; n++) {
+    const sl_node_group *g = sl_cluster_node_group(cluster, n);
+    c->nodes[n].nslots = slots_for(plan, g->cpu, g->gpu);
+    c->nodes[n].free_slots = malloc(sizeof(int) * (c->nodes[n].nslots + 1));
+    if (!c->nodes[n].free_slots)
+      goto out_free_core;
+    node_reset(c, n);
+  }
+  c->nsplits = plan->ops[0].tasks;
+  c->split_rows = calloc(c->nsplits > 0 ? c->nsplits : 1, sizeof *c->split_rows);
+  if (!c->split_rows)
+    goto out_free_core;
+  c->stats.first_output_s = -1;
+  c->stats.store_budget_bytes = INFINITY;
+  for (int n = 0; n < c->nnodes; n++)
+    c->stats.store_budget_bytes = fmin(c->stats.store_budget_bytes, c->nodes[n].store_budget);
+  init_estimates(c);
+  if (c->policy->init(c, err, errlen) < 0)
+    goto out_free_core_quiet;
+  if (check_budgets(c, err, errlen) < 0)
+    goto out_free_core_quiet;
+  return c;
+
+out_free_core:
+  snprintf(err, errlen, "out of memory");
+out_free_core_quiet:
+  sl_core_free(c);
+  return NULL;
+out_nomem:
+  snprintf(err, errlen, "out of memory");
+  return NULL;
+}
+
+void sl_core_free(sl_core *c)
+{
+  if (!c)
+    return;
+  if (c->policy && c->policy->fini)
+    c->policy->fini(c);
+  for (uint32_t i = 0; i < c->ntasks; i++)
+    if (c->tasks[i].origin == i) {
+      free(c->tasks[i].inputs);
+      free(c->tasks[i].outs);
+    }
+  for (int n = 0; c->nodes && n < c->nnodes; n++) {
+    free(c->nodes[n].free_slots);
+    sl__idq_free(&c->nodes[n].waiting);
+  }
+  for (int i = 0; i < c->nops; i++) {
+    sl__idq_free(&c->ops[i].inq);
+    sl__idq_free(&c->ops[i].retryq);
+  }
+  sl__idq_free(&c->blocked);
+  free(c->nodes);
+  free(c->tasks);
+  free(c->parts);
+  free(c->decs);
+  free(c->split_rows);
+  free(c);
+}
+
+/* ------------------------------------------------------------- memory */
+
+static void store_add(sl_core *c, int node, double bytes)
+{
+  sl__node *nd = &c->nodes[node];
+  nd->store_used += bytes;
+  c->stats.store_bytes += bytes;
+  if (nd->store_used > nd->store_peak)
+    nd->store_peak = nd->store_used;
+  if (nd->store_used > c->stats.peak_store_bytes)
+    c->stats.peak_store_bytes = nd->store_used;
+}
+
+static void store_sub(sl_core *c, int node, double bytes)
+{
+  sl__node *nd = &c->nodes[node];
+  nd->store_used -= bytes;
+  c->stats.store_bytes -= bytes;
+  if (nd->store_used < EPS)
+    nd->store_used = 0;
+  if (c->stats.store_bytes < EPS)
+    c->stats.store_bytes = 0;
+}
+
+bool sl__someone_progresses(const sl_core *c, const sl__task *except)
+{
+  int progressing = 0;
+  for (int i = 0; i < c->nops; i++)
+    progressing += c->ops[i].running - c->ops[i].waiting;
+  if (except && except->state == SL__T_RUNNING && !except->waiting)
+    progressing--;
+  return progressing > 0;
+}
+
+int sl__admit_memory(sl_core *c, sl__task *t, double bytes, sl_emit_fate *fate)
+{
+  sl__node *nd = &c->nodes[t->node];
+  if (nd->store_used + bytes <= nd->store_budget + EPS) {
+    *fate = SL_EMIT_STORED;
+    return 0;
+  }
+  if (t->spill_next || !sl__someone_progresses(c, t)) {
+    /* Every running task waits for memory that only they could free: the
+     * liveness rule lets this emission through, to disk or to an error. */
+    t->spill_next = 0;
+    if (c->opts.on_full == SL_FULL_OOM)
+      return SL_EOOM;
+    *fate = SL_EMIT_SPILLED;
+    return 0;
+  }
+  return SL_EAGAIN;
+}
+
+void sl__resume_fitting(sl_core *c, int node)
+{
+  sl__node *nd = &c->nodes[node];
+  double room = nd->store_budget - nd->store_used;
+  while (!sl__idq_empty(&nd->waiting)) {
+    sl__task *t = &c->tasks[sl__idq_at(&nd->waiting, 0)];
+    if (t->pending_bytes > room + EPS && sl__someone_progresses(c, NULL))
+      break; /* FIFO: later waiters must not overtake the head */
+    if (t->pending_bytes > room + EPS)
+      t->spill_next = 1;
+    room -= t->pending_bytes;
+    sl__idq_pop(&nd->waiting);
+    t->waiting = 0;
+    c->ops[t->op].waiting--;
+    sl_decision d = {.kind = SL_DEC_RESUME, .task = (sl_task_id)(t - c->tasks), .op = t->op,
+                     .node = t->node, .slot = t->slot, .attempt = t->attempt, .part = SL_NONE};
+    sl__push(c, &d);
+  }
+}
+
+void sl__resume_op(sl_core *c, int op)
+{
+  for (int n = 0; n < c->nnodes; n++) {
+    sl__idq *q = &c->nodes[n].waiting;
+    for (uint32_t k = 0; k < sl__idq_len(q);) {
+      sl_task_id id = sl__idq_at(q, k);
+      sl__task *t = &c->tasks[id];
+      if (t->op != op) {
+        k++;
+        continue;
+      }
+      sl__idq_remove(q, id);
+      t->waiting = 0;
+      c->ops[op].waiting--;
+      sl_decision d = {.kind = SL_DEC_RESUME, .task = id, .op = t->op, .node = t->node,
+                       .slot = t->slot, .attempt = t->attempt, .part = SL_NONE};
+      sl__push(c, &d);
+    }
+  }
+}
+
+/* ------------------------------------------------------------ partitions */
+
+static void regen(sl_core *c, sl_part_id pid);
+
+static void pin(sl_core *c, sl_part_id pid)
+{
+  sl__part *p = &c->parts[pid];
+  if (p->refs++ == 0)
+    c->live_parts++;
+  if (p->state == SL__P_FREED)
+    p->state = SL__P_LOST; /* consumed once, needed again: recompute it */
+  if (p->state == SL__P_LOST)
+    regen(c, pid);
+}
+
+static void free_part(sl_core *c, sl_part_id pid)
+{
+  sl__part *p = &c->parts[pid];
+  if (p->state == SL__P_ALIVE || p->state == SL__P_SPILLED) {
+    if (p->state == SL__P_ALIVE)
+      store_sub(c, p->node, p->bytes);
+    c->ops[p->op].buffered -= p->bytes;
+    sl_decision d = {.kind = SL_DEC_DROP, .task = SL_NONE, .part = pid, .op = p->op,
+                     .node = p->node, .bytes = p->bytes};
+    sl__push(c, &d);
+  }
+  p->state = SL__P_FREED;
+  c->live_parts--;
+}
+
+static void unpin(sl_core *c, sl_part_id pid)
+{
+  sl__part *p = &c->parts[pid];
+  if (--p->refs == 0) {
+    int node = p->node;
+    bool held_memory = p->state == SL__P_ALIVE;
+    free_part(c, pid);
+    if (held_memory)
+      sl__resume_fitting(c, node);
+  }
+}
+
+static void enqueue(sl_core *c, sl_part_id pid)
+{
+  sl__part *p = &c->parts[pid];
+  sl__op *next = &c->ops[p->op + 1];
+  if (sl__idq_push(&next->inq, pid) < 0) {
+    push_fail(c, SL_ENOMEM);
+    return;
+  }
+  p->in_queue = 1;
+  next->in_queue_bytes += p->bytes;
+}
+
+static void deliver(sl_core *c, double now, sl_part_id pid)
+{
+  sl__part *p = &c->parts[pid];
+  sl_decision d = {.kind = SL_DEC_DELIVER, .task = p->producer, .part = pid, .op = p->op,
+                   .node = p->node, .bytes = p->bytes, .rows = p->rows, .split = p->split};
+  sl__push(c, &d);
+  c->stats.rows_delivered += (double)p->rows;
+  if (p->split >= 0 && p->split < c->nsplits)
+    c->split_rows[p->split] += (double)p->rows;
+  if (c->stats.first_output_s < 0)
+    c->stats.first_output_s = now;
+  p->state = SL__P_FREED; /* the sink holds it now; it is never lost */
+  p->refs = 0;
+}
+
+/* ----------------------------------------------------------------- tasks */
+
+sl_task_id sl__task_new(sl_core *c, int op, const sl_part_id *inputs, int n, int64_t split)
+{
+  sl_task_id id = task_alloc(c);
+  if (id == SL_NONE) {
+    push_fail(c, SL_ENOMEM);
+    return SL_NONE;
+  }
+  sl__task *t = &c->tasks[id];
+  t->op = (int16_t)op;
+  t->state = SL__T_QUEUED;
+  t->split = split;
+  t->current = id;
+  if (n > 0) {
+    t->inputs = malloc(sizeof *t->inputs * n);
+    if (!t->inputs) {
+      push_fail(c, SL_ENOMEM);
+      return SL_NONE;
+    }
+    memcpy(t->inputs, inputs, sizeof *t->inputs * n);
+    t->ninputs = n;
+    t->pinned = 1; /* inputs taken from a queue already hold their ref */
+    for (int i = 0; i < n; i++) {
+      t->rows += c->parts[inputs[i]].rows;
+      t->bytes += c->parts[inputs[i]].bytes;
+    }
+    t->split = c->parts[inputs[0]].split;
+  } else {
+    t->rows = c->plan->ops[op].rows_per_task;
+  }
+  c->active++;
+  c->ops[op].active++;
+  return id;
+}
+
+bool sl__inputs_ready(const sl_core *c, const sl__task *t)
+{
+  const sl__task *o = &c->tasks[t->origin];
+  for (int i = 0; i < o->ninputs; i++) {
+    uint8_t s = c->parts[o->inputs[i]].state;
+    if (s != SL__P_ALIVE && s != SL__P_SPILLED)
+      return false;
+  }
+  return true;
+}
+
+void sl__launch(sl_core *c, double now, sl_task_id id, int node)
+{
+  sl__task *t = &c->tasks[id];
+  const sl__task *o = origin_of(c, t);
+  const sl_pop *op = &c->plan->ops[t->op];
+  sl__node *nd = &c->nodes[node];
+  t->state = SL__T_RUNNING;
+  t->node = node;
+  t->slot = nd->free_slots[--nd->nfree];
+  t->cpu = op->cpu;
+  t->gpu = op->gpu;
+  t->start = now;
+  t->nemitted = 0;
+  t->out_bytes = 0;
+  nd->cpu_free -= op->cpu;
+  nd->gpu_free -= op->gpu;
+  c->ops[t->op].running++;
+  c->ops[t->op].cpu_used += op->cpu;
+  c->ops[t->op].gpu_used += op->gpu;
+  c->stats.tasks_launched++;
+  sl_decision d = {.kind = SL_DEC_LAUNCH, .task = id, .op = t->op, .node = node, .slot = t->slot,
+                   .attempt = t->attempt, .inputs = o->inputs, .ninputs = o->ninputs,
+                   .split = o->split, .rows = o->rows, .bytes = o->bytes,
+                   .target_bytes = c->policy->target_bytes(c, t->op), .part = SL_NONE};
+  sl__push(c, &d);
+}
+
+static void release(sl_core *c, sl__task *t)
+{
+  sl__node *nd = &c->nodes[t->node];
+  if (nd->alive) {
+    nd->free_slots[nd->nfree++] = t->slot;
+    nd->cpu_free += t->cpu;
+    nd->gpu_free += t->gpu;
+  }
+  c->ops[t->op].running--;
+  c->ops[t->op].running_out_bytes -= t->out_bytes;
+  c->ops[t->op].cpu_used -= t->cpu;
+  c->ops[t->op].gpu_used -= t->gpu;
+  if (t->waiting) {
+    sl__idq_remove(&nd->waiting, (uint32_t)(t - c->tasks));
+    t->waiting = 0;
+    c->ops[t->op].waiting--;
+  }
+}
+
+/* A new attempt of origin @p o, queued (or blocked on lost inputs). */
+static void retry(sl_core *c, sl_task_id oid)
+{
+  sl__task *o = &c->tasks[oid];
+  if (c->opts.max_retries > 0 && o->attempt >= c->opts.max_retries) {
+    push_fail(c, SL_ESTATE);
+    return;
+  }
+  sl_task_id id = task_alloc(c);
+  if (id == SL_NONE) {
+    push_fail(c, SL_ENOMEM);
+    return;
+  }
+  o = &c->tasks[oid]; /* task_alloc may have moved the array */
+  sl__task *t = &c->tasks[id];
+  t->origin = oid;
+  t->op = o->op;
+  t->split = o->split;
+  t->rows = o->rows;
+  t->bytes = o->bytes;
+  t->attempt = ++o->attempt;
+  t->instance = o->instance;
+  o->current = id;
+  c->active++;
+  c->ops[t->op].active++;
+  c->stats.retried_tasks++;
+  /* pin() and regen() may create attempts and move c->tasks: index, do
+   * not hold pointers, across them */
+  bool pinned = o->pinned;
+  o->pinned = 1;
+  for (int i = 0; i < c->tasks[oid].ninputs; i++) {
+    sl_part_id in = c->tasks[oid].inputs[i];
+    if (!pinned)
+      pin(c, in);
+    else if (c->parts[in].state == SL__P_LOST)
+      regen(c, in);
+  }
+  t = &c->tasks[id];
+  if (sl__inputs_ready(c, t)) {
+    t->state = SL__T_QUEUED;
+    sl__idq_push(&c->ops[t->op].retryq, id);
+  } else {
+    t->state = SL__T_BLOCKED;
+    sl__idq_push(&c->blocked, id);
+  }
+}
+
+/* Partition @p pid is needed but gone: make its producer run again. */
+static void regen(sl_core *c, sl_part_id pid)
+{
+  sl__part *p = &c->parts[pid];
+  sl__task *o = &c->tasks[p->producer];
+  /* A live attempt that has not yet passed this output re-creates it; one
+   * that has is run again when it ends (sl_core_finished() checks). */
+  if (o->current != SL_NONE)
+    return;
+  retry(c, p->producer);
+}
+
+/* A lost partition is needed unless the task that took it is running: a
+ * running task fetched its inputs when it started. */
+static bool part_needed(const sl_core *c, const sl__part *p)
+{
+  if (p->state != SL__P_LOST || p->refs == 0)
+    return false;
+  if (p->consumer == SL_NONE)
+    return true;
+  sl_task_id cur = c->tasks[p->consumer].current;
+  return cur == SL_NONE || c->tasks[cur].state != SL__T_RUNNING;
+}
+
+static bool needs_rerun(const sl_core *c, const sl__task *o)
+{
+  for (uint32_t k = 0; k < o->nouts; k++)
+    if (part_needed(c, &c->parts[o->outs[k]]))
+      return true;
+  return false;
+}
+
+static bool unblock_ready(uint32_t id, void *ctx)
+{
+  sl_core *c = ctx;
+  sl__task *t = &c->tasks[id];
+  if (t->state != SL__T_BLOCKED)
+    return true;
+  if (!sl__inputs_ready(c, t))
+    return false;
+  t->state = SL__T_QUEUED;
+  sl__idq_push(&c->ops[t->op].retryq, id);
+  return true;
+}
+
+/* A regenerated partition is back: give it to whoever waits for it. */
+static void part_restored(sl_core *c, sl_part_id pid)
+{
+  sl__part *p = &c->parts[pid];
+  if (p->consumer == SL_NONE && !p->in_queue) {
+    if (c->policy->on_emitted)
+      c->policy->on_emitted(c, c->now, &c->tasks[p->producer], pid);
+    else
+      enqueue(c, pid);
+  }
+  if (!sl__idq_empty(&c->blocked))
+    sl__idq_filter(&c->blocked, unblock_ready, c);
+}
+
+void sl__launch_retries(sl_core *c, double now, int op)
+{
+  sl__idq *q = &c->ops[op].retryq;
+  while (!sl__idq_empty(q)) {
+    sl_task_id id = sl__idq_at(q, 0);
+    sl__task *t = &c->tasks[id];
+    if (t->state != SL__T_QUEUED) {
+      sl__idq_pop(q);
+      continue;
+    }
+    int node = sl__pick_node(c, op, t);
+    if (node < 0)
+      return;
+    sl__idq_pop(q);
+    sl__launch(c, now, id, node);
+  }
+}
+
+sl_task_id sl__take_inputs(sl_core *c, int op, bool coalesce)
+{
+  sl__op *s = &c->ops[op];
+  const sl_pop *o = &c->plan->ops[op];
+  sl_part_id buf[256];
+  int n = 0;
+  int64_t rows = 0;
+  double bytes = 0;
+  while (!sl__idq_empty(&s->inq) && n < 256) {
+    sl__part *p = &c->parts[sl__idq_at(&s->inq, 0)];
+    if (n > 0) {
+      if (!coalesce)
+        break;
+      if (o->batch_size > 0 ? rows >= o->batch_size
+                            : bytes + p->bytes > c->plan->target_partition_bytes + EPS)
+        break;
+    }
+    buf[n++] = sl__idq_pop(&s->inq);
+    p->in_queue = 0;
+    s->in_queue_bytes -= p->bytes;
+    rows += p->rows;
+    bytes += p->bytes;
+  }
+  if (n == 0)
+    return SL_NONE;
+  sl_task_id id = sl__task_new(c, op, buf, n, -1);
+  if (id == SL_NONE)
+    return SL_NONE;
+  for (int i = 0; i < n; i++)
+    c->parts[buf[i]].consumer = id;
+  return id;
+}
+
+bool sl__op_drained(const sl_core *c, int i)
+{
+  for (int j = 0; j <= i; j++) {
+    const sl__op *s = &c->ops[j];
+    if (s->active > 0 || !sl__idq_empty(&s->inq))
+      return false;
+    if (j == 0 && s->next_split < c->plan->ops[0].tasks)
+      return false;
+  }
+  return true;
+}
+
+static void check_done(sl_core *c)
+{
+  if (!c->started || c->done)
+    return;
+  if (c->active == 0 && c->live_parts == 0 && sl__op_drained(c, c->nops - 1)) {
+    c->done = true;
+    sl_decision d = {.kind = SL_DEC_DONE, .task = SL_NONE, .part = SL_NONE};
+    sl__push(c, &d);
+  }
+}
+
+static void after_event(sl_core *c, double now)
+{
+  if (!c->done)
+    c->policy->schedule(c, now);
+  check_done(c);
+  /* Nothing runs, nothing was decided and the policy awaits no tick: work
+   * is stranded, and saying so beats hanging the engine. */
+  if (!c->done && c->active == 0 && c->dec_len == 0 && !isfinite(sl_core_wakeup(c)))
+    push_fail(c, SL_ESTALL);
+}
+
+/* ---------------------------------------------------------------- events */
+
+int sl_core_start(sl_core *c, double now)
+{
+  if (c->started)
+    return SL_ESTATE;
+  c->started = true;
+  c->now = now;
+  after_event(c, now);
+  return 0;
+}
+
+static void mark_waiting(sl_core *c, sl__task *t, double bytes)
+{
+  if (t->waiting)
+    return;
+  t->waiting = 1;
+  t->pending_bytes = bytes;
+  c->ops[t->op].waiting++;
+  sl__idq_push(&c->nodes[t->node].waiting, (uint32_t)(t - c->tasks));
+}
+
+/* Asks the policy where an emission goes; a refusal parks the task. */
+static int admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate *fate)
+{
+  int rc = c->policy->admit(c, now, t, bytes, fate);
+  if (rc == SL_EAGAIN) {
+    mark_waiting(c, t, bytes);
+  } else if (rc == SL_EOOM) {
+    c->stats.oom = true;
+    push_fail(c, SL_EOOM);
+  } else if (rc == 0 && *fate == SL_EMIT_SPILLED) {
+    c->stats.spilled_partitions++;
+    c->stats.spilled_bytes += bytes;
+  }
+  return rc;
+}
+
+static void place(sl_core *c, sl__task *t, sl_part_id pid, sl_emit_fate fate)
+{
+  sl__part *p = &c->parts[pid];
+  p->state = fate == SL_EMIT_SPILLED ? SL__P_SPILLED : SL__P_ALIVE;
+  p->node = t->node;
+  if (p->state == SL__P_ALIVE)
+    store_add(c, t->node, p->bytes);
+  c->ops[t->op].buffered += p->bytes;
+  c->ops[t->op].running_out_bytes += p->bytes;
+  t->nemitted++;
+  t->out_bytes += p->bytes;
+}
+
+static sl_part_id record_output(sl_core *c, sl__task *t, int64_t rows, double bytes)
+{
+  sl_part_id pid = part_alloc(c);
+  if (pid == SL_NONE)
+    return SL_NONE;
+  sl__task *o = origin_of(c, t);
+  if (o->nouts == o->outs_cap) {
+    uint32_t ncap = o->outs_cap ? o->outs_cap * 2 : 4;
+    sl_part_id *n = realloc(o->outs, sizeof *n * ncap);
+    if (!n)
+      return SL_NONE;
+    o->outs = n;
+    o->outs_cap = ncap;
+  }
+  o->outs[o->nouts++] = pid;
+  sl__part *p = &c->parts[pid];
+  p->producer = t->origin;
+  p->index = t->nemitted;
+  p->node = t->node;
+  p->op = t->op;
+  p->rows = rows;
+  p->bytes = bytes;
+  p->split = t->split;
+  c->stats.partitions++;
+  return pid;
+}
+
+int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double bytes,
+                 sl_part_id *part, sl_emit_fate *fate)
+{
+  if (id >= c->ntasks || c->tasks[id].state != SL__T_RUNNING || c->done)
+    return SL_ESTATE;
+  c->now = now;
+  sl__task *t = &c->tasks[id];
+  sl__task *o = origin_of(c, t);
+  uint32_t k = t->nemitted;
+  if (k < o->nouts) {
+    /* A re-run replays an output lineage already knows. Only a lost one
+     * that someone still needs is taken; the rest would be duplicates. */
+    sl_part_id pid = o->outs[k];
+    sl__part *p = &c->parts[pid];
+    *part = pid;
+    if (p->state != SL__P_LOST || p->refs == 0) {
+      t->nemitted++;
+      c->stats.discarded_partitions++;
+      *fate = SL_EMIT_DISCARDED;
+      return 0;
+    }
+    int rc = admit(c, now, t, bytes, fate);
+    if (rc < 0)
+      return rc;
+    p->rows = rows;
+    p->bytes = bytes;
+    place(c, t, pid, *fate);
+    part_restored(c, pid);
+    after_event(c, now);
+    return 0;
+  }
+  bool last = t->op == c->nops - 1;
+  *fate = SL_EMIT_STORED;
+  if (!last) {
+    int rc = admit(c, now, t, bytes, fate);
+    if (rc < 0)
+      return rc;
+  }
+  sl_part_id pid = record_output(c, t, rows, bytes);
+  if (pid == SL_NONE) {
+    push_fail(c, SL_ENOMEM);
+    return SL_ENOMEM;
+  }
+  *part = pid;
+  if (last) {
+    t->nemitted++;
+    t->out_bytes += bytes;
+    c->ops[t->op].running_out_bytes += bytes;
+    deliver(c, now, pid);
+  } else {
+    c->parts[pid].refs = 1;
+    c->live_parts++;
+    place(c, t, pid, *fate);
+    if (c->policy->on_emitted)
+      c->policy->on_emitted(c, now, t, pid);
+    else
+      enqueue(c, pid);
+  }
+  after_event(c, now);
+  return 0;
+}
+
+int sl_core_finished(sl_core *c, double now, sl_task_id id)
+{
+  if (id >= c->ntasks || c->tasks[id].state != SL__T_RUNNING)
+    return SL_ESTATE;
+  c->now = now;
+  sl__task *t = &c->tasks[id];
+  release(c, t);
+  t->state = SL__T_DONE;
+  c->active--;
+  c->ops[t->op].active--;
+  c->ops[t->op].tasks_done++;
+  c->stats.tasks_finished++;
+  observe(c, t, now - t->start);
+  sl__task *o = origin_of(c, t);
+  o->current = SL_NONE;
+  o->finished_once = 1;
+  if (o->pinned) {
+    o->pinned = 0;
+    for (int i = 0; i < o->ninputs; i++)
+      unpin(c, o->inputs[i]);
+  }
+  if (needs_rerun(c, o))
+    retry(c, t->origin);
+  after_event(c, now);
+  return 0;
+}
+
+static void fail_attempt(sl_core *c, double now, sl__task *t)
+{
+  release(c, t);
+  t->state = SL__T_DEAD;
+  c->active--;
+  c->ops[t->op].active--;
+  c->stats.tasks_failed++;
+  sl__task *o = origin_of(c, t);
+  if (o->current == (sl_task_id)(t - c->tasks))
+    o->current = SL_NONE;
+  if (c->policy->on_task_failed && c->policy->on_task_failed(c, now, t))
+    return;
+  retry(c, t->origin);
+}
+
+int sl_core_failed(sl_core *c, double now, sl_task_id id)
+{
+  if (id >= c->ntasks)
+    return SL_EINVAL;
+  if (c->tasks[id].state != SL__T_RUNNING)
+    return 0; /* already accounted (its node died, or a rollback took it) */
+  c->now = now;
+  fail_attempt(c, now, &c->tasks[id]);
+  after_event(c, now);
+  return 0;
+}
+
+static bool part_is_lost(uint32_t id, void *ctx)
+{
+  sl_core *c = ctx;
+  if (c->parts[id].state != SL__P_LOST)
+    return false;
+  c->ops[c->parts[id].op + 1].in_queue_bytes -= c->parts[id].bytes;
+  c->parts[id].in_queue = 0;
+  return true;
+}
+
+int sl_core_node_lost(sl_core *c, double now, int node)
+{
+  if (node < 0 || node >= c->nnodes)
+    return SL_EINVAL;
+  if (!c->nodes[node].alive)
+    return 0;
+  c->now = now;
+  sl__node *nd = &c->nodes[node];
+  nd->alive = false;
+  for (uint32_t i = 0; i < c->ntasks; i++) {
+    sl__task *t = &c->tasks[i];
+    if (t->state == SL__T_RUNNING && t->node == node) {
+      /* the slot vanishes with the node: release() must not return it */
+      fail_attempt(c, now, t);
+    }
+  }
+  nd->cpu_free = nd->gpu_free = 0;
+  nd->nfree = 0;
+  for (uint32_t i = 0; i < c->nparts; i++) {
+    sl__part *p = &c->parts[i];
+    if (p->node != node || (p->state != SL__P_ALIVE && p->state != SL__P_SPILLED))
+      continue;
+    c->ops[p->op].buffered -= p->bytes;
+    p->state = SL__P_LOST;
+    c->stats.lost_partitions++;
+  }
+  c->stats.store_bytes -= nd->store_used;
+  if (c->stats.store_bytes < EPS)
+    c->stats.store_bytes = 0;
+  nd->store_used = 0;
+  bool handled = c->policy->on_cluster_change && c->policy->on_cluster_change(c, now, node, false);
+  if (!handled) {
+    for (int i = 1; i < c->nops; i++)
+      sl__idq_filter(&c->ops[i].inq, part_is_lost, c);
+    for (uint32_t i = 0; i < c->nparts; i++)
+      if (c->parts[i].node == node && part_needed(c, &c->parts[i]))
+        regen(c, i);
+    /* attempts already queued may now depend on lost inputs */
+    for (int i = 0; i < c->nops; i++) {
+      sl__idq *q = &c->ops[i].retryq;
+      for (uint32_t k = 0; k < sl__idq_len(q); k++) {
+        sl__task *t = &c->tasks[sl__idq_at(q, k)];
+        if (t->state == SL__T_QUEUED && !sl__inputs_ready(c, t)) {
+          t->state = SL__T_BLOCKED;
+          sl__idq_push(&c->blocked, sl__idq_at(q, k));
+        }
+      }
+    }
+  }
+  after_event(c, now);
+  return 0;
+}
+
+int sl_core_node_joined(sl_core *c, double now, int node)
+{
+  if (node < 0 || node >= c->nnodes)
+    return SL_EINVAL;
+  if (c->nodes[node].alive)
+    return 0;
+  c->now = now;
+  node_reset(c, node);
+  if (c->policy->on_cluster_change)
+    c->policy->on_cluster_change(c, now, node, true);
+  after_event(c, now);
+  return 0;
+}
+
+int sl_core_tick(sl_core *c, double now)
+{
+  c->now = now;
+  if (c->policy->tick)
+    c->policy->tick(c, now);
+  after_event(c, now);
+  return 0;
+}
+
+double sl_core_wakeup(const sl_core *c)
+{
+  if (c->done || !c->policy->wakeup)
+    return INFINITY;
+  return c->policy->wakeup(c);
+}
+
+bool sl_core_done(const sl_core *c)
+{
+  return c->done;
+}
+
+bool sl_core_task_live(const sl_core *c, sl_task_id t)
+{
+  return t < c->ntasks && c->tasks[t].state == SL__T_RUNNING;
+}
+
+void sl__reset_all(sl_core *c, double now)
+{
+  (void)now;
+  for (uint32_t i = 0; i < c->ntasks; i++) {
+    sl__task *t = &c->tasks[i];
+    if (t->state == SL__T_RUNNING) {
+      sl_decision d = {.kind = SL_DEC_CANCEL, .task = i, .op = t->op, .node = t->node,
+                       .slot = t->slot, .attempt = t->attempt, .part = SL_NONE};
+      sl__push(c, &d);
+      release(c, t);
+      c->stats.tasks_failed++;
+    }
+    if (t->state == SL__T_RUNNING || t->state == SL__T_QUEUED || t->state == SL__T_BLOCKED) {
+      t->state = SL__T_DEAD;
+      c->active--;
+      c->ops[t->op].active--;
+    }
+    if (t->origin == i) {
+      t->current = SL_NONE;
+      t->pinned = 0;
+    }
+  }
+  for (uint32_t i = 0; i < c->nparts; i++) {
+    sl__part *p = &c->parts[i];
+    if (p->refs > 0) {
+      if (p->state == SL__P_ALIVE || p->state == SL__P_SPILLED) {
+        p->refs = 1;
+        free_part(c, i);
+      } else {
+        c->live_parts--;
+      }
+      p->refs = 0;
+      p->state = SL__P_FREED;
+    }
+    p->in_queue = 0;
+  }
+  for (int i = 0; i < c->nops; i++) {
+    sl__idq_clear(&c->ops[i].inq);
+    sl__idq_clear(&c->ops[i].retryq);
+    c->ops[i].in_queue_bytes = 0;
+    c->ops[i].buffered = 0;
+  }
+  sl__idq_clear(&c->blocked);
+  for (int n = 0; n < c->nnodes; n++)
+    sl__idq_clear(&c->nodes[n].waiting);
+}
+
+/* ----------------------------------------------------------------- stats */
+
+void sl_core_get_stats(const sl_core *c, sl_core_stats *out)
+{
+  *out = c->stats;
+  double rows = 0;
+  for (int64_t s = 0; s < c->nsplits; s++)
+    rows += c->split_rows[s];
+  out->rows_delivered = rows;
+}
+
+void sl_core_get_op_stats(const sl_core *c, int op, sl_core_op_stats *out)
+{
+  const sl__op *s = &c->ops[op];
+  out->running = s->running;
+  out->waiting = s->waiting;
+  out->queued_parts = sl__idq_len(&s->inq);
+  out->buffered_bytes = s->buffered;
+  out->tasks_done = s->tasks_done;
+}

@@ -1,0 +1,194 @@
+/**
+ * @file core.h
+ * @brief The scheduling core: events in, decisions out.
+ *
+ * The core knows nothing of threads, clocks or SimGrid. An engine (the real
+ * executor or the simulator) feeds it events stamped with the engine's own
+ * time and drains the decisions after every event. The same events give the
+ * same decisions: ties break by id, and the core reads no clock.
+ *
+ * Ownership: the engine owns the bytes of every partition (buffers in the
+ * executor, sizes in the simulator); the core owns the bookkeeping (which
+ * partition lives where, who consumes it, who produced it, how much memory
+ * each node holds).
+ *
+ * A task's life, as the engine sees it:
+ *   LAUNCH decision -> run -> sl_core_emit() for every output partition
+ *   (retrying after a RESUME decision when the core answered SL_EAGAIN)
+ *   -> sl_core_finished(). A task lost with its worker is reported with
+ *   sl_core_failed(); a task the core cancels (CANCEL decision) must be
+ *   stopped and then reported with sl_core_failed() as well.
+ */
+#ifndef SL_CORE_H
+#define SL_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cluster.h"
+#include "plan.h"
+
+typedef uint32_t sl_task_id;
+typedef uint32_t sl_part_id;
+#define SL_NONE UINT32_MAX
+
+typedef struct sl_core_s sl_core;
+
+/** @brief The three execution models and the paper's ablations. */
+typedef enum {
+  SL_MODEL_STREAMING, /**< streaming batch (the paper's Ray Data) */
+  SL_MODEL_BATCH,     /**< stage at a time (Spark-like) */
+  SL_MODEL_STREAM,    /**< static placement, checkpoints (Flink-like) */
+} sl_model;
+
+/** @brief Switches of the streaming-batch policy (the paper's ablations). */
+typedef struct {
+  bool no_adaptive;     /**< -Adapt.: pessimistic, fixed concurrency, no admission budget */
+  bool no_dynamic_part; /**< -Part.: one output partition per task */
+  bool static_alloc;    /**< static: fixed per-operator slots, round-robin */
+} sl_streaming_opts;
+
+/** @brief What happens when a node's store is full and nothing can wait. */
+typedef enum { SL_FULL_SPILL, SL_FULL_OOM } sl_on_full;
+
+typedef struct {
+  sl_model model;
+  sl_streaming_opts streaming;
+  sl_on_full on_full;
+  double reservation_ratio;   /**< Ray Data's op_resource_reservation_ratio; 0 (default) leaves admission to Algorithms 1-2 */
+  double replenish_period_s;  /**< Algorithm 2 period (1 s) */
+  double checkpoint_interval_s; /**< stream model: time between checkpoints */
+  double checkpoint_cost_s;   /**< stream model: pause per checkpoint */
+  double restart_cost_s;      /**< stream model: time to restart after a rollback */
+  int channel_capacity;       /**< stream model: partitions per input channel */
+  int max_retries;            /**< attempts per task before the job fails, 0 = unlimited */
+} sl_core_opts;
+
+/** @brief Defaults: streaming batch, spill on full, ratio 0.5, 1 s, 2 slots per channel. */
+void sl_core_opts_default(sl_core_opts *o);
+
+/** @brief Parses "streaming", "batch", "stream", and the ablations
+ *  "streaming-noadapt", "streaming-nopart", "static" into @p o. */
+int sl_core_opts_set_model(sl_core_opts *o, const char *name);
+
+/** @brief The name sl_core_opts_set_model() would parse back. */
+const char *sl_core_opts_model_name(const sl_core_opts *o);
+
+typedef enum {
+  SL_DEC_LAUNCH,     /**< run task on (node, slot) with inputs, flushing at target_bytes */
+  SL_DEC_RESUME,     /**< the task may retry its refused emission */
+  SL_DEC_DELIVER,    /**< hand partition to the sink, then free its bytes */
+  SL_DEC_DROP,       /**< free a partition's bytes: nobody needs it any more */
+  SL_DEC_CANCEL,     /**< stop the task; report it with sl_core_failed() */
+  SL_DEC_CHECKPOINT, /**< snapshot the sink (stream model) */
+  SL_DEC_ROLLBACK,   /**< restore the sink to the last checkpoint (keep_split) */
+  SL_DEC_DONE,       /**< the job is complete */
+  SL_DEC_FAIL,       /**< the job cannot complete (error in code) */
+} sl_dec_kind;
+
+typedef struct {
+  sl_dec_kind kind;
+  sl_task_id task;
+  int op;               /**< physical operator of the task or partition */
+  int node, slot;
+  int attempt;
+  const sl_part_id *inputs; /**< LAUNCH: valid until the task ends */
+  int ninputs;
+  int64_t split;        /**< LAUNCH of a source task: split index */
+  int64_t rows;         /**< LAUNCH: input rows (sources: rows to generate) */
+  double bytes;         /**< LAUNCH: input bytes; DELIVER/DROP: partition bytes */
+  double target_bytes;  /**< LAUNCH: flush a partition when output passes this */
+  sl_part_id part;      /**< DELIVER, DROP */
+  const bool *keep_split; /**< ROLLBACK: splits whose rows the sink keeps */
+  int code;             /**< FAIL: error code */
+} sl_decision;
+
+/** @brief What the core did with an emitted partition. */
+typedef enum {
+  SL_EMIT_STORED,    /**< in the node's store, counted against its budget */
+  SL_EMIT_SPILLED,   /**< the engine writes it to local disk */
+  SL_EMIT_DISCARDED, /**< a re-run produced a partition that still exists: free it */
+} sl_emit_fate;
+
+/**
+ * @brief Creates a core for @p plan on @p cluster. Both are borrowed and
+ *        must outlive the core. Returns NULL on bad options (message in
+ *        @p err) or out of memory. Free with sl_core_free().
+ */
+sl_core *sl_core_new(const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts,
+                     char *err, size_t errlen);
+void sl_core_free(sl_core *c);
+
+/** @brief Starts the job at time @p now: the first decisions become available. */
+int sl_core_start(sl_core *c, double now);
+
+/**
+ * @brief A running task has a full output buffer of @p rows rows and @p bytes
+ *        bytes to flush. On 0, *part is the new partition's id and *fate says
+ *        where it lives. SL_EAGAIN: hold it and retry after a RESUME decision.
+ *        SL_EOOM: the store is full and nothing can free it (on_full = oom).
+ */
+int sl_core_emit(sl_core *c, double now, sl_task_id t, int64_t rows, double bytes,
+                 sl_part_id *part, sl_emit_fate *fate);
+
+/** @brief The task has emitted all its output and ended. */
+int sl_core_finished(sl_core *c, double now, sl_task_id t);
+
+/** @brief The task was lost (its worker died or the core cancelled it). */
+int sl_core_failed(sl_core *c, double now, sl_task_id t);
+
+/** @brief The node is gone: its partitions and running tasks are lost. */
+int sl_core_node_lost(sl_core *c, double now, int node);
+
+/** @brief The node (back) in service with its slots and an empty store. */
+int sl_core_node_joined(sl_core *c, double now, int node);
+
+/** @brief Time advanced to @p now (periodic policy work, checkpoints). */
+int sl_core_tick(sl_core *c, double now);
+
+/** @brief Takes the next decision. False when there is none for now. */
+bool sl_core_next(sl_core *c, sl_decision *out);
+
+/** @brief When the core next wants a tick; INFINITY when it does not. */
+double sl_core_wakeup(const sl_core *c);
+
+/** @brief Whether the job is complete (every row delivered to the sink). */
+bool sl_core_done(const sl_core *c);
+
+/** @brief Worker slots the engine must provide on @p node. */
+int sl_core_node_slots(const sl_core *c, int node);
+
+/** @brief Whether the task's emissions are still welcome (false once cancelled). */
+bool sl_core_task_live(const sl_core *c, sl_task_id t);
+
+/** @brief Counters for summaries and progress lines. */
+typedef struct {
+  int64_t tasks_launched, tasks_finished, tasks_failed, retried_tasks;
+  int64_t partitions, lost_partitions, spilled_partitions, discarded_partitions;
+  double spilled_bytes;
+  double rows_delivered;
+  double store_bytes;       /**< now, over all nodes */
+  double peak_store_bytes;  /**< max over time of any node's store use */
+  double store_budget_bytes;/**< the smallest node budget */
+  int64_t checkpoints, rollbacks;
+  double first_output_s;    /**< time of the first delivery, -1 before */
+  bool oom;
+} sl_core_stats;
+
+void sl_core_get_stats(const sl_core *c, sl_core_stats *out);
+
+/** @brief Per-operator view for progress lines and timelines. */
+typedef struct {
+  int running;
+  int waiting;          /**< running tasks held by backpressure */
+  int64_t queued_parts; /**< input partitions waiting */
+  double buffered_bytes;/**< output bytes not yet consumed */
+  int64_t tasks_done;
+} sl_core_op_stats;
+
+void sl_core_get_op_stats(const sl_core *c, int op, sl_core_op_stats *out);
+
+/** @brief Bytes in the store of @p node now. */
+double sl_core_node_store(const sl_core *c, int node);
+
+#endif

@@ -1,0 +1,210 @@
+/**
+ * @file core_internal.h
+ * @brief The core's state, shared by core.c (mechanics: tasks, partitions,
+ *        lineage, memory) and the policies (policy_*.c: decisions).
+ *
+ * Not for engines: they see core.h only.
+ */
+#ifndef SL_CORE_INTERNAL_H
+#define SL_CORE_INTERNAL_H
+
+#include "core.h"
+#include "idqueue.h"
+
+typedef enum {
+  SL__P_ALIVE,   /**< bytes in a node's store */
+  SL__P_SPILLED, /**< bytes on a node's local disk */
+  SL__P_LOST,    /**< its node died; regenerate through lineage if needed */
+  SL__P_FREED,   /**< consumed; only lineage metadata remains */
+} sl__pstate;
+
+typedef struct {
+  sl_task_id producer; /**< origin task (lineage) */
+  uint32_t index;      /**< position among the producer's outputs */
+  int32_t node;
+  int32_t refs;        /**< consumer tasks that still need it */
+  int16_t op;          /**< producing operator */
+  uint8_t state;       /**< sl__pstate */
+  uint8_t in_queue;    /**< waiting in the next operator's input queue */
+  int64_t rows;
+  double bytes;
+  int64_t split;       /**< source split it descends from (first input's) */
+  sl_task_id consumer; /**< origin task that took it, SL_NONE while queued */
+} sl__part;
+
+typedef enum {
+  SL__T_QUEUED,   /**< ready to launch (a retry or a lineage re-run) */
+  SL__T_BLOCKED,  /**< waits for lost inputs to be regenerated */
+  SL__T_RUNNING,
+  SL__T_DONE,
+  SL__T_DEAD,     /**< failed or cancelled attempt, replaced by another */
+} sl__tstate;
+
+/**
+ * @brief A task attempt. The first attempt of a piece of work is its
+ *        origin and owns what lineage needs (inputs, outputs by index);
+ *        later attempts point at it.
+ */
+typedef struct {
+  sl_task_id origin;
+  sl_task_id current;  /**< origin only: the live attempt, or SL_NONE */
+  int16_t op;
+  uint8_t state;       /**< sl__tstate */
+  uint8_t waiting;     /**< an emission was refused; RESUME pending */
+  uint8_t pinned;      /**< origin: its inputs' refs are held */
+  uint8_t finished_once; /**< origin: output count is known */
+  uint8_t spill_next;  /**< the liveness rule lets the next emission spill */
+  int32_t node, slot;
+  int32_t attempt;
+  int32_t instance;    /**< static placement: instance index, else -1 */
+  uint32_t nemitted;   /**< outputs emitted by this attempt */
+  uint32_t nouts, outs_cap; /**< origin: outputs recorded so far */
+  sl_part_id *outs;    /**< origin: output partitions by index (owned) */
+  sl_part_id *inputs;  /**< origin: input partitions (owned) */
+  int32_t ninputs;
+  int64_t split;
+  int64_t rows;
+  double bytes;
+  double start;
+  double pending_bytes;/**< size of the refused emission */
+  double out_bytes;    /**< bytes emitted by this attempt */
+  double cpu, gpu;     /**< resources held while running */
+} sl__task;
+
+typedef struct {
+  bool alive;
+  double cpu_total, gpu_total;
+  double cpu_free, gpu_free;
+  double store_budget, store_used, store_peak;
+  int nslots, nfree;
+  int *free_slots;     /**< stack of free slot ids (LIFO keeps workers warm) */
+  sl__idq waiting;     /**< running tasks whose emission waits for memory */
+} sl__node;
+
+typedef struct {
+  sl__idq inq;         /**< input partitions not yet given to a task */
+  sl__idq retryq;      /**< attempts ready to launch (retries, re-runs) */
+  int64_t next_split;  /**< sources: next split to launch */
+  int running, waiting;
+  int active;          /**< attempts queued, blocked or running */
+  int64_t tasks_done;
+  double buffered;     /**< output bytes alive and not yet consumed */
+  double in_queue_bytes;
+  double cpu_used, gpu_used;
+  double running_out_bytes; /**< emitted so far by the running attempts */
+  /* estimates, refreshed from observations */
+  int64_t nobs;
+  double est_time, est_out_bytes, est_in_bytes, est_out_parts, est_in_rows;
+  double sum_time, sum_out_bytes, sum_in_bytes, sum_out_parts, sum_in_rows;
+  int rr_next;         /**< static placement: next downstream instance */
+} sl__op;
+
+struct sl_core_s;
+
+/** @brief What a policy decides. Mechanics live in core.c. */
+typedef struct {
+  const char *name;
+  int (*init)(struct sl_core_s *c, char *err, size_t errlen);
+  void (*fini)(struct sl_core_s *c);
+  /** Launch whatever should run now. */
+  void (*schedule)(struct sl_core_s *c, double now);
+  /** Where an emission of @p bytes by @p t goes: 0 (fate set), SL_EAGAIN, SL_EOOM. */
+  int (*admit)(struct sl_core_s *c, double now, sl__task *t, double bytes, sl_emit_fate *fate);
+  /** Bytes after which a task of @p op flushes a partition. */
+  double (*target_bytes)(const struct sl_core_s *c, int op);
+  /** A node failed or joined. Return true when the policy handled recovery itself. */
+  bool (*on_cluster_change)(struct sl_core_s *c, double now, int node, bool joined);
+  /** An attempt failed; true when the policy handled it (no lineage retry). */
+  bool (*on_task_failed)(struct sl_core_s *c, double now, sl__task *t);
+  void (*on_emitted)(struct sl_core_s *c, double now, sl__task *t, sl_part_id p);
+  void (*tick)(struct sl_core_s *c, double now);
+  double (*wakeup)(const struct sl_core_s *c);
+} sl__policy;
+
+struct sl_core_s {
+  const sl_plan *plan;
+  const sl_cluster *cluster;
+  sl_core_opts opts;
+  const sl__policy *policy;
+  void *pstate;          /**< the policy's own state */
+  void *placement;       /**< static placement (stream model, static ablation) */
+
+  int nops, nnodes;
+  sl__op ops[SL_MAX_OPS];
+  sl__node *nodes;
+
+  sl__task *tasks;
+  uint32_t ntasks, tasks_cap;
+  sl__part *parts;
+  uint32_t nparts, parts_cap;
+
+  sl_decision *decs;     /**< ring of pending decisions */
+  uint32_t dec_head, dec_len, dec_cap;
+
+  sl__idq blocked;       /**< attempts waiting for regenerated inputs */
+  int64_t active;        /**< attempts queued, blocked or running */
+  int64_t live_parts;    /**< partitions with refs > 0 */
+  bool started, done, failed;
+  double now;
+  sl_core_stats stats;
+  double *split_rows;    /**< rows delivered per split (rolled back with the sink) */
+  int64_t nsplits;
+};
+
+/* Mechanics offered to the policies (core.c). */
+
+/** @brief Appends a decision; a full ring grows. */
+void sl__push(struct sl_core_s *c, const sl_decision *d);
+
+/** @brief A new origin task of @p op over @p inputs (copied), QUEUED nowhere yet. */
+sl_task_id sl__task_new(struct sl_core_s *c, int op, const sl_part_id *inputs, int n, int64_t split);
+
+/** @brief Launches attempt @p t on @p node: takes a slot and resources, pushes LAUNCH. */
+void sl__launch(struct sl_core_s *c, double now, sl_task_id t, int node);
+
+/** @brief Whether @p node has a free slot and the request of @p op. */
+bool sl__fits(const struct sl_core_s *c, int node, int op);
+
+/** @brief A node for a task of @p op: locality first, then the first that fits. -1: none. */
+int sl__pick_node(struct sl_core_s *c, int op, const sl__task *t);
+
+/** @brief Whether every input of the attempt's origin is available. */
+bool sl__inputs_ready(const struct sl_core_s *c, const sl__task *t);
+
+/** @brief Whether op @p i and everything upstream of it have ended. */
+bool sl__op_drained(const struct sl_core_s *c, int i);
+
+/** @brief Input rows a task of @p op is expected to get, for estimates. */
+double sl__typical_rows(const struct sl_core_s *c, int op);
+
+/** @brief Resumes waiting tasks on @p node whose emission now fits. */
+void sl__resume_fitting(struct sl_core_s *c, int node);
+
+/** @brief Whether a running task other than @p except is not waiting (and may free memory). */
+bool sl__someone_progresses(const struct sl_core_s *c, const sl__task *except);
+
+/** @brief Default admission: store if it fits, else wait while others progress, else spill/OOM. */
+int sl__admit_memory(struct sl_core_s *c, sl__task *t, double bytes, sl_emit_fate *fate);
+
+/** @brief Launches queued retries and re-runs that fit. */
+void sl__launch_retries(struct sl_core_s *c, double now, int op);
+
+/** @brief Takes input partitions of @p op from its queue into a new task (coalescing). */
+sl_task_id sl__take_inputs(struct sl_core_s *c, int op, bool coalesce);
+
+/** @brief Resumes every waiting task of @p op: they retry their emission. */
+void sl__resume_op(struct sl_core_s *c, int op);
+
+/** @brief Drops every partition and attempt: the stream model's rollback. */
+void sl__reset_all(struct sl_core_s *c, double now);
+
+/* Views of the streaming policy's arithmetic, for tests. */
+double sl__streaming_drain_seconds(const struct sl_core_s *c);
+void sl__streaming_reservation(struct sl_core_s *c, int op, double *task_cpu, double *task_mem,
+                               double *out_mem, double *shared_cpu, double *shared_mem);
+
+extern const sl__policy sl__policy_streaming;
+extern const sl__policy sl__policy_batch;
+extern const sl__policy sl__policy_stream;
+
+#endif

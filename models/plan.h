@@ -1,0 +1,95 @@
+/**
+ * @file plan.h
+ * @brief The physical plan: logical operators fused into physical ones,
+ *        with aggregated cost models and the initial partitioning.
+ *
+ * Consecutive operators with the same resource shape (same CPU and GPU
+ * request, per-row kinds, no batch size of their own) run in one task, as
+ * Ray Data fuses them. The sink is not a physical operator: partitions that
+ * leave the last physical operator are delivered to it.
+ */
+#ifndef SL_PLAN_H
+#define SL_PLAN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cluster.h"
+#include "workload.h"
+
+/** @brief One physical operator. Costs are per task at speed 1. */
+typedef struct {
+  char name[2 * SL_NAME_MAX]; /**< fused names joined by "->" */
+  int first, nfused;          /**< range of logical operators it runs */
+  sl_op_kind kind;            /**< SOURCE, MAP, MAP_BATCHES or ALL_TO_ALL */
+  double cpu, gpu;            /**< request per task */
+  double time_per_task;       /**< fixed seconds per task */
+  double time_per_row;        /**< seconds per input row (per-byte costs folded in) */
+  double time_per_batch;      /**< seconds per batch of batch_size rows */
+  double time_spread;         /**< coefficient of variation of task time */
+  int batch_size;             /**< rows per task (map_batches), 0 = any */
+  int concurrency;            /**< cap on tasks in flight, 0 = none */
+  double rows_out_per_row;    /**< output rows per input row */
+  double in_row_bytes;        /**< bytes of one input row */
+  double out_row_bytes;       /**< bytes of one output row */
+  double alpha_rows;          /**< output rows of this op per source row */
+  /* source only */
+  int64_t tasks, rows_per_task;
+  double read_bytes_per_row;  /**< from remote storage, per source row */
+} sl_pop;
+
+typedef struct {
+  const sl_workload *workload; /**< borrowed: must outlive the plan */
+  double target_partition_bytes;
+  int nops;                    /**< physical operators (sink excluded) */
+  sl_pop ops[SL_MAX_OPS];
+  int64_t source_rows;         /**< rows produced by the source */
+  double sink_rows;            /**< rows the sink should receive */
+} sl_plan;
+
+/** @brief Options of plan construction. */
+typedef struct {
+  int no_fusion; /**< keep every logical operator on its own */
+} sl_plan_opts;
+
+/**
+ * @brief Builds the physical plan of @p w into @p out.
+ * @return 0, or SL_EINVAL (with a message in @p err of @p errlen bytes) when the
+ *         pipeline is not a source followed by operators and an optional sink.
+ */
+int sl_plan_build(sl_plan *out, const sl_workload *w, const sl_plan_opts *opts,
+                  char *err, size_t errlen);
+
+/** @brief Modelled duration at speed 1 of a task of @p op on @p rows input rows. */
+double sl_plan_task_time(const sl_pop *op, double rows);
+
+/** @brief Output rows of a task of @p op on @p rows input rows. */
+double sl_plan_task_out_rows(const sl_pop *op, double rows);
+
+/**
+ * @brief Input rows of a typical task of operator @p i.
+ *
+ * A source task generates rows_per_task rows; a map_batches operator with a
+ * batch size gets exactly one batch; any other operator gets one target-size
+ * partition, never more rows than one typical upstream task emits (a
+ * partition does not span producer tasks) nor than reach the operator in all.
+ * At least one row.
+ */
+double sl_plan_typical_rows(const sl_plan *p, int i);
+
+/** @brief Rows reaching operator @p i over the whole job (a source: source_rows). */
+double sl_plan_rows_in(const sl_plan *p, int i);
+
+/** @brief Expected tasks of operator @p i (a source: its splits). */
+double sl_plan_expected_tasks(const sl_plan *p, int i);
+
+/**
+ * @brief Seconds of operator @p i's work per source row at speed 1: the
+ *        typical task's time divided by the source rows that task represents.
+ */
+double sl_plan_work_per_source_row(const sl_plan *p, int i);
+
+/** @brief Writes the plan for a human reader. */
+void sl_plan_print(const sl_plan *p, const sl_cluster *c, FILE *f);
+
+#endif

@@ -1,0 +1,501 @@
+/*
+ * Static placement, shared by two models:
+ *
+ * - stream (Flink-like): every operator gets a fixed number of long-lived
+ *   instances placed on slots at start; an instance's outputs go
+ *   round-robin to the next operator's instances through bounded channels,
+ *   and a full channel holds its producer (backpressure). Every interval a
+ *   global checkpoint commits the source splits that reached the sink; any
+ *   failure or change of the cluster rolls the whole job back to the last
+ *   checkpoint and places the instances again.
+ * - static (Ray Data-static, an ablation of streaming batch): the same
+ *   placement and round-robin routing, but failures recover through
+ *   lineage like streaming batch, with no global rollback.
+ *
+ * The slots of a resource class are split evenly between the operators of
+ * that class, in pipeline order (8 CPUs, 2 CPU operators: 4 and 4).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_internal.h"
+#include "error.h"
+
+#define EPS 1e-9
+
+typedef struct {
+  int op, node;
+  sl__idq chan;     /* partitions routed to this instance */
+  sl_task_id busy;  /* running attempt, SL_NONE when idle */
+} instance;
+
+typedef struct {
+  bool rollback;    /* stream model: recover by global rollback */
+  instance *inst;
+  int ninst;
+  int first[SL_MAX_OPS], count[SL_MAX_OPS];
+  uint32_t rr[SL_MAX_OPS]; /* next instance of op+1 for op's outputs */
+  sl__idq pending;  /* source splits still to run */
+  bool *committed;  /* per split, as of the last checkpoint */
+  double next_checkpoint, paused_until;
+  double rolled_back_at;
+} placement;
+
+static placement *pl(const sl_core *c)
+{
+  return c->placement;
+}
+
+/* ------------------------------------------------------------ placement */
+
+static void free_instances(placement *p)
+{
+  for (int i = 0; i < p->ninst; i++)
+    sl__idq_free(&p->inst[i].chan);
+  free(p->inst);
+  p->inst = NULL;
+  p->ninst = 0;
+}
+
+/* Slots each alive node offers to operators of one class. */
+static int class_positions(const sl_core *c, bool gpu, const double *cpu_left, int *node_of, int max)
+{
+  double req = 0;
+  for (int i = 0; i < c->nops; i++) {
+    const sl_pop *o = &c->plan->ops[i];
+    if ((o->gpu > 0) == gpu)
+      req = fmax(req, gpu ? o->gpu : o->cpu);
+  }
+  if (req <= 0)
+    return 0;
+  int n = 0;
+  for (int node = 0; node < c->nnodes; node++) {
+    if (!c->nodes[node].alive)
+      continue;
+    double cap = gpu ? c->nodes[node].gpu_total : cpu_left[node];
+    for (int k = 0; k < (int)floor(cap / req + EPS) && n < max; k++)
+      node_of[n++] = node;
+  }
+  return n;
+}
+
+/* Running attempts survive a new placement (static model): each takes an
+ * instance of its operator on its node, so no slot is promised twice. */
+static void adopt_running(sl_core *c)
+{
+  placement *p = pl(c);
+  for (uint32_t i = 0; i < c->ntasks; i++) {
+    sl__task *t = &c->tasks[i];
+    if (t->state != SL__T_RUNNING)
+      continue;
+    t->instance = -1;
+    for (int k = 0; k < p->count[t->op]; k++) {
+      instance *in = &p->inst[p->first[t->op] + k];
+      if (in->node == t->node && in->busy == SL_NONE) {
+        in->busy = i;
+        t->instance = p->first[t->op] + k;
+        break;
+      }
+    }
+  }
+}
+
+/* Places instances on the alive nodes: GPU operators first (they may take
+ * CPU too), then the CPU operators on what CPU is left. */
+static int place(sl_core *c)
+{
+  placement *p = pl(c);
+  free_instances(p);
+  int max = 0;
+  for (int n = 0; n < c->nnodes; n++)
+    max += c->nodes[n].nslots;
+  instance *inst = calloc(max > 0 ? max : 1, sizeof *inst);
+  int *node_of = malloc(sizeof(int) * (max > 0 ? max : 1));
+  double *cpu_left = malloc(sizeof(double) * c->nnodes);
+  if (!inst || !node_of || !cpu_left) {
+    free(inst);
+    free(node_of);
+    free(cpu_left);
+    return SL_ENOMEM;
+  }
+  for (int n = 0; n < c->nnodes; n++)
+    cpu_left[n] = c->nodes[n].cpu_total;
+  int ninst = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    bool gpu = pass == 0;
+    int ops[SL_MAX_OPS], nops = 0;
+    for (int i = 0; i < c->nops; i++)
+      if ((c->plan->ops[i].gpu > 0) == gpu)
+        ops[nops++] = i;
+    if (nops == 0)
+      continue;
+    int npos = class_positions(c, gpu, cpu_left, node_of, max - ninst);
+    for (int j = 0; j < npos; j++) {
+      int op = ops[j % nops];
+      inst[ninst].op = op;
+      inst[ninst].node = node_of[j];
+      inst[ninst].busy = SL_NONE;
+      if (gpu)
+        cpu_left[node_of[j]] -= c->plan->ops[op].cpu;
+      ninst++;
+    }
+  }
+  /* group by operator so an operator's instances are a contiguous range */
+  instance *sorted = calloc(ninst > 0 ? ninst : 1, sizeof *sorted);
+  if (!sorted) {
+    free(inst);
+    free(node_of);
+    free(cpu_left);
+    return SL_ENOMEM;
+  }
+  int k = 0;
+  for (int op = 0; op < c->nops; op++) {
+    p->first[op] = k;
+    for (int j = 0; j < ninst; j++)
+      if (inst[j].op == op)
+        sorted[k++] = inst[j];
+    p->count[op] = k - p->first[op];
+    p->rr[op] = 0;
+  }
+  free(inst);
+  free(node_of);
+  free(cpu_left);
+  p->inst = sorted;
+  p->ninst = ninst;
+  adopt_running(c);
+  return 0;
+}
+
+static bool every_op_placed(const sl_core *c)
+{
+  for (int op = 0; op < c->nops; op++)
+    if (pl(c)->count[op] == 0)
+      return false;
+  return true;
+}
+
+/* --------------------------------------------------------------- routing */
+
+static instance *route_target(const sl_core *c, int op)
+{
+  placement *p = pl(c);
+  int next = op + 1;
+  if (p->count[next] == 0)
+    return NULL;
+  return &p->inst[p->first[next] + p->rr[op] % (uint32_t)p->count[next]];
+}
+
+void sl__static_emitted(sl_core *c, double now, sl__task *t, sl_part_id pid)
+{
+  (void)now;
+  (void)t;
+  sl__part *part = &c->parts[pid];
+  instance *in = route_target(c, part->op);
+  if (!in)
+    return; /* no instance now: placed again on the next cluster change */
+  sl__idq_push(&in->chan, pid);
+  part->in_queue = 1;
+  pl(c)->rr[part->op]++;
+}
+
+int sl__static_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate *fate)
+{
+  (void)now;
+  instance *in = route_target(c, t->op);
+  if (in && (int)sl__idq_len(&in->chan) >= c->opts.channel_capacity)
+    return SL_EAGAIN; /* the channel is full: backpressure */
+  return sl__admit_memory(c, t, bytes, fate);
+}
+
+/* Partitions still waiting in channels, to be routed again after placing. */
+static void reroute_channels(sl_core *c, instance *old, int nold)
+{
+  for (int i = 0; i < nold; i++) {
+    while (!sl__idq_empty(&old[i].chan)) {
+      sl_part_id pid = sl__idq_pop(&old[i].chan);
+      sl__part *part = &c->parts[pid];
+      part->in_queue = 0;
+      if (part->state == SL__P_ALIVE || part->state == SL__P_SPILLED)
+        sl__static_emitted(c, c->now, NULL, pid);
+      /* lost ones come back through lineage and are routed on arrival */
+    }
+    sl__idq_free(&old[i].chan);
+  }
+  free(old);
+}
+
+/* ------------------------------------------------------------- dispatch */
+
+static bool idle(const sl_core *c, const instance *in)
+{
+  return in->busy == SL_NONE || c->tasks[in->busy].state != SL__T_RUNNING;
+}
+
+static void run_on(sl_core *c, double now, instance *in, sl_task_id id)
+{
+  c->tasks[id].instance = (int32_t)(in - pl(c)->inst);
+  sl__launch(c, now, id, in->node);
+  in->busy = id;
+}
+
+static sl_task_id next_source_task(sl_core *c)
+{
+  placement *p = pl(c);
+  if (sl__idq_empty(&p->pending))
+    return SL_NONE;
+  int64_t split = sl__idq_pop(&p->pending);
+  c->ops[0].next_split = c->plan->ops[0].tasks - sl__idq_len(&p->pending);
+  return sl__task_new(c, 0, NULL, 0, split);
+}
+
+static sl_task_id next_channel_task(sl_core *c, instance *in)
+{
+  while (!sl__idq_empty(&in->chan)) {
+    sl_part_id pid = sl__idq_at(&in->chan, 0);
+    sl__part *part = &c->parts[pid];
+    if (part->state != SL__P_ALIVE && part->state != SL__P_SPILLED) {
+      sl__idq_pop(&in->chan); /* lost: lineage brings it back */
+      part->in_queue = 0;
+      continue;
+    }
+    sl__idq_pop(&in->chan);
+    part->in_queue = 0;
+    sl_task_id id = sl__task_new(c, in->op, &pid, 1, -1);
+    if (id != SL_NONE)
+      part->consumer = id;
+    sl__resume_op(c, in->op - 1); /* a channel slot freed up */
+    return id;
+  }
+  return SL_NONE;
+}
+
+static void launch_retries_on_instances(sl_core *c, double now, int op)
+{
+  placement *p = pl(c);
+  sl__idq *q = &c->ops[op].retryq;
+  for (int k = 0; k < p->count[op] && !sl__idq_empty(q); k++) {
+    instance *in = &p->inst[p->first[op] + k];
+    if (!idle(c, in) || !sl__fits(c, in->node, op))
+      continue;
+    while (!sl__idq_empty(q)) {
+      sl_task_id id = sl__idq_pop(q);
+      if (c->tasks[id].state == SL__T_QUEUED) {
+        run_on(c, now, in, id);
+        break;
+      }
+    }
+  }
+}
+
+void sl__static_schedule(sl_core *c, double now)
+{
+  placement *p = pl(c);
+  if (now + EPS < p->paused_until)
+    return;
+  for (int op = 0; op < c->nops; op++)
+    launch_retries_on_instances(c, now, op);
+  for (int i = 0; i < p->ninst; i++) {
+    instance *in = &p->inst[i];
+    if (!idle(c, in) || !sl__fits(c, in->node, in->op))
+      continue;
+    sl_task_id id = in->op == 0 ? next_source_task(c) : next_channel_task(c, in);
+    if (id != SL_NONE)
+      run_on(c, now, in, id);
+  }
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+int sl__static_init(sl_core *c, char *err, size_t errlen)
+{
+  placement *p = calloc(1, sizeof *p);
+  if (!p)
+    goto out_nomem;
+  c->placement = p;
+  p->committed = calloc(c->nsplits > 0 ? c->nsplits : 1, sizeof *p->committed);
+  if (!p->committed)
+    goto out_nomem;
+  for (int64_t s = 0; s < c->nsplits; s++)
+    if (sl__idq_push(&p->pending, (uint32_t)s) < 0)
+      goto out_nomem;
+  p->next_checkpoint = c->opts.checkpoint_interval_s;
+  p->rolled_back_at = -1;
+  if (place(c) < 0)
+    goto out_nomem;
+  if (!every_op_placed(c)) {
+    snprintf(err, errlen, "static placement needs at least one slot per operator; the cluster has too few");
+    return SL_EUNSAT;
+  }
+  return 0;
+out_nomem:
+  snprintf(err, errlen, "out of memory");
+  return SL_ENOMEM;
+}
+
+void sl__static_fini(sl_core *c)
+{
+  placement *p = pl(c);
+  if (!p)
+    return;
+  free_instances(p);
+  sl__idq_free(&p->pending);
+  free(p->committed);
+  free(p);
+  c->placement = NULL;
+}
+
+static int replace_instances(sl_core *c)
+{
+  placement *p = pl(c);
+  instance *old = p->inst;
+  int nold = p->ninst;
+  p->inst = NULL;
+  p->ninst = 0;
+  int rc = place(c);
+  reroute_channels(c, old, nold);
+  return rc;
+}
+
+bool sl__static_cluster_change(sl_core *c, double now, int node, bool joined)
+{
+  (void)now;
+  (void)node;
+  (void)joined;
+  if (replace_instances(c) < 0)
+    return false;
+  return false; /* lineage recovery continues in the core */
+}
+
+/* ---------------------------------------------------------- stream model */
+
+/* Splits whose every row reached the sink: nothing of theirs lives. */
+static void commit_finished_splits(sl_core *c)
+{
+  placement *p = pl(c);
+  bool *live = calloc(c->nsplits > 0 ? c->nsplits : 1, sizeof *live);
+  if (!live)
+    return; /* keep the previous checkpoint */
+  for (uint32_t i = 0; i < sl__idq_len(&p->pending); i++)
+    live[sl__idq_at(&p->pending, i)] = true;
+  for (uint32_t i = 0; i < c->ntasks; i++) {
+    const sl__task *t = &c->tasks[i];
+    if ((t->state == SL__T_RUNNING || t->state == SL__T_QUEUED || t->state == SL__T_BLOCKED) &&
+        t->split >= 0 && t->split < c->nsplits)
+      live[t->split] = true;
+  }
+  for (uint32_t i = 0; i < c->nparts; i++) {
+    const sl__part *part = &c->parts[i];
+    if (part->refs > 0 && part->split >= 0 && part->split < c->nsplits)
+      live[part->split] = true;
+  }
+  for (int64_t s = 0; s < c->nsplits; s++)
+    p->committed[s] = !live[s];
+  free(live);
+}
+
+static void rollback(sl_core *c, double now)
+{
+  placement *p = pl(c);
+  if (p->rolled_back_at == now)
+    return; /* one rollback covers every event of the same instant */
+  p->rolled_back_at = now;
+  sl_decision d = {.kind = SL_DEC_ROLLBACK, .task = SL_NONE, .part = SL_NONE,
+                   .keep_split = p->committed};
+  sl__push(c, &d);
+  sl__reset_all(c, now);
+  sl__idq_clear(&p->pending);
+  for (int64_t s = 0; s < c->nsplits; s++)
+    if (!p->committed[s]) {
+      c->split_rows[s] = 0;
+      sl__idq_push(&p->pending, (uint32_t)s);
+    }
+  c->ops[0].next_split = c->plan->ops[0].tasks - sl__idq_len(&p->pending);
+  free_instances(p);
+  place(c);
+  p->paused_until = now + c->opts.restart_cost_s;
+  c->stats.rollbacks++;
+}
+
+static int stream_init(sl_core *c, char *err, size_t errlen)
+{
+  c->pstate = NULL;
+  int rc = sl__static_init(c, err, errlen);
+  if (rc == 0)
+    pl(c)->rollback = true;
+  return rc;
+}
+
+static void stream_fini(sl_core *c)
+{
+  sl__static_fini(c);
+}
+
+static double stream_target(const sl_core *c, int op)
+{
+  (void)op;
+  return c->plan->target_partition_bytes;
+}
+
+static bool stream_task_failed(sl_core *c, double now, sl__task *t)
+{
+  (void)t;
+  rollback(c, now);
+  return true;
+}
+
+static bool stream_cluster_change(sl_core *c, double now, int node, bool joined)
+{
+  (void)node;
+  (void)joined;
+  rollback(c, now);
+  return true;
+}
+
+static void stream_tick(sl_core *c, double now)
+{
+  placement *p = pl(c);
+  if (now + EPS < p->next_checkpoint)
+    return;
+  commit_finished_splits(c);
+  sl_decision d = {.kind = SL_DEC_CHECKPOINT, .task = SL_NONE, .part = SL_NONE,
+                   .keep_split = p->committed};
+  sl__push(c, &d);
+  c->stats.checkpoints++;
+  p->paused_until = fmax(p->paused_until, now + c->opts.checkpoint_cost_s);
+  while (p->next_checkpoint <= now + EPS)
+    p->next_checkpoint += c->opts.checkpoint_interval_s;
+}
+
+static double stream_wakeup(const sl_core *c)
+{
+  const placement *p = pl(c);
+  double w = p->next_checkpoint;
+  if (p->paused_until > c->now + EPS)
+    w = fmin(w, p->paused_until);
+  return w;
+}
+
+static void stream_schedule(sl_core *c, double now)
+{
+  sl__static_schedule(c, now);
+}
+
+static int stream_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate *fate)
+{
+  return sl__static_admit(c, now, t, bytes, fate);
+}
+
+const sl__policy sl__policy_stream = {
+  .name = "stream",
+  .init = stream_init,
+  .fini = stream_fini,
+  .schedule = stream_schedule,
+  .admit = stream_admit,
+  .target_bytes = stream_target,
+  .on_cluster_change = stream_cluster_change,
+  .on_task_failed = stream_task_failed,
+  .on_emitted = sl__static_emitted,
+  .tick = stream_tick,
+  .wakeup = stream_wakeup,
+};

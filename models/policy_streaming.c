@@ -1,0 +1,556 @@
+/*
+ * Streaming batch: the paper's policy, after Ray Data's streaming executor.
+ *
+ * - Least-buffered operator first: among operators that have input, fit on
+ *   some node and have room for their output, the one with the fewest
+ *   output bytes waiting wins (ties: upstream first).
+ * - Ray Data's reservation allocator: each live operator reserves a share
+ *   of CPU, GPU and store (half of its store share for its outputs); the
+ *   rest is a shared pool handed out downstream first. Ratio 0 turns it off.
+ * - Output backpressure: an emission that does not fit waits (RESUME later);
+ *   when every running task waits, the liveness rule lets one through.
+ * - Adaptive admission (Algorithms 1 and 2): a budget of source bytes,
+ *   started at the store capacity and refilled every period at the rate
+ *   the downstream operators can drain it.
+ * Ablations: no adaptive admission (pessimistic, fixed concurrency), no
+ * dynamic partitioning (one partition per task), static allocation
+ * (policy_stream.c's placement with lineage recovery).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_internal.h"
+#include "error.h"
+
+#define EPS 1e-9
+
+typedef struct {
+  double admit_budget; /* Algorithm 1: source bytes that may still enter */
+  double last_refill;
+  double next_refill;
+  /* reservation allocator, recomputed before every dispatch */
+  bool reserve;
+  double task_cpu[SL_MAX_OPS], task_gpu[SL_MAX_OPS], task_mem[SL_MAX_OPS];
+  double out_res[SL_MAX_OPS];
+  double bud_cpu[SL_MAX_OPS], bud_gpu[SL_MAX_OPS], bud_mem[SL_MAX_OPS];
+  int cap[SL_MAX_OPS]; /* concurrency cap, 0 = none */
+} streaming_state;
+
+/* Static allocation lives with the stream model's placement. */
+int sl__static_init(sl_core *c, char *err, size_t errlen);
+void sl__static_fini(sl_core *c);
+void sl__static_schedule(sl_core *c, double now);
+int sl__static_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate *fate);
+void sl__static_emitted(sl_core *c, double now, sl__task *t, sl_part_id p);
+bool sl__static_cluster_change(sl_core *c, double now, int node, bool joined);
+
+static streaming_state *state(const sl_core *c)
+{
+  return c->pstate;
+}
+
+/* --------------------------------------------------------------- totals */
+
+static void class_totals(const sl_core *c, double *cpu, double *gpu, double *mem)
+{
+  *cpu = *gpu = *mem = 0;
+  for (int n = 0; n < c->nnodes; n++)
+    if (c->nodes[n].alive) {
+      *cpu += c->nodes[n].cpu_total;
+      *gpu += c->nodes[n].gpu_total;
+      *mem += c->nodes[n].store_budget;
+    }
+}
+
+/* Bytes a running task of @p op holds in its output buffer, as Ray Data
+ * estimates it: one partition on average, at most two. */
+static double pending_output(const sl_core *c, int op)
+{
+  const sl__op *s = &c->ops[op];
+  double per_part = s->est_out_bytes / fmax(1, s->est_out_parts);
+  return per_part * fmin(2, s->est_out_parts);
+}
+
+static bool is_last(const sl_core *c, int op)
+{
+  return op == c->nops - 1;
+}
+
+/* ---------------------------------------------------------- reservation */
+
+static void reserve_into(sl_core *c, double *shared_cpu, double *shared_mem);
+
+static void reserve(sl_core *c)
+{
+  double cpu, mem;
+  reserve_into(c, &cpu, &mem);
+}
+
+static void reserve_into(sl_core *c, double *shared_cpu, double *shared_mem)
+{
+  streaming_state *st = state(c);
+  double L_cpu, L_gpu, L_mem;
+  class_totals(c, &L_cpu, &L_gpu, &L_mem);
+  int live[SL_MAX_OPS], n = 0;
+  for (int i = 0; i < c->nops; i++)
+    if (!sl__op_drained(c, i))
+      live[n++] = i;
+  *shared_cpu = *shared_mem = 0;
+  if (n == 0)
+    return;
+  double r = c->opts.reservation_ratio;
+  double sh_cpu = L_cpu * r / n, sh_gpu = L_gpu * r / n, sh_mem = L_mem * r / n;
+  double rem_cpu = L_cpu, rem_gpu = L_gpu, rem_mem = L_mem;
+  for (int k = 0; k < n; k++) {
+    int i = live[k];
+    const sl_pop *o = &c->plan->ops[i];
+    double min_mem = is_last(c, i) ? 0 : pending_output(c, i);
+    st->out_res[i] = fmax(sh_mem / 2, 1);
+    /* an operator that asks for none of a resource reserves none of it */
+    double cpu = o->cpu > 0 ? fmax(sh_cpu, o->cpu) : 0;
+    double gpu = o->gpu > 0 ? fmax(sh_gpu, o->gpu) : 0;
+    double mem = fmax(sh_mem - st->out_res[i], min_mem);
+    if (cpu <= rem_cpu + EPS && gpu <= rem_gpu + EPS) {
+      st->task_cpu[i] = cpu;
+      st->task_gpu[i] = gpu;
+      st->task_mem[i] = mem;
+    } else { /* cluster too small: keep only the memory minimum */
+      st->task_cpu[i] = st->task_gpu[i] = 0;
+      st->task_mem[i] = min_mem;
+    }
+    rem_cpu = fmax(0, rem_cpu - st->task_cpu[i]);
+    rem_gpu = fmax(0, rem_gpu - st->task_gpu[i]);
+    rem_mem = fmax(0, rem_mem - st->task_mem[i] - st->out_res[i]);
+  }
+  /* budgets: what is left of the reservation plus a share of the pool */
+  for (int k = 0; k < n; k++) {
+    int i = live[k];
+    const sl__op *s = &c->ops[i];
+    double internal = s->running * (is_last(c, i) ? 0 : pending_output(c, i));
+    double mem_used = internal + fmax(0, s->buffered - st->out_res[i]);
+    st->bud_cpu[i] = fmax(0, st->task_cpu[i] - s->cpu_used);
+    st->bud_gpu[i] = fmax(0, st->task_gpu[i] - s->gpu_used);
+    st->bud_mem[i] = fmax(0, st->task_mem[i] - mem_used);
+    rem_cpu -= fmax(0, s->cpu_used - st->task_cpu[i]);
+    rem_gpu -= fmax(0, s->gpu_used - st->task_gpu[i]);
+    rem_mem -= fmax(0, mem_used - st->task_mem[i]);
+  }
+  *shared_cpu = rem_cpu;
+  *shared_mem = rem_mem;
+  rem_cpu = fmax(0, rem_cpu);
+  rem_gpu = fmax(0, rem_gpu);
+  rem_mem = fmax(0, rem_mem);
+  for (int k = n - 1, j = 0; k >= 0; k--, j++) { /* downstream first */
+    int i = live[k];
+    const sl_pop *o = &c->plan->ops[i];
+    double left = n - j;
+    double g_cpu = rem_cpu / left, g_gpu = rem_gpu / left, g_mem = rem_mem / left;
+    /* borrow so that one task can always be scheduled when the pool allows */
+    double need_cpu = fmax(0, o->cpu - (st->bud_cpu[i] + g_cpu));
+    if (need_cpu > 0 && g_cpu + need_cpu <= rem_cpu + EPS)
+      g_cpu += need_cpu;
+    /* no share of a resource the operator never asks for (Ray's max_req clamp) */
+    if (o->cpu <= 0)
+      g_cpu = 0;
+    if (o->gpu <= 0)
+      g_gpu = 0;
+    double need_mem = fmax(0, (is_last(c, i) ? 0 : pending_output(c, i)) - (st->bud_mem[i] + g_mem));
+    if (need_mem > 0 && g_mem + need_mem <= rem_mem + EPS)
+      g_mem += need_mem;
+    rem_cpu -= g_cpu;
+    rem_gpu -= g_gpu;
+    rem_mem -= g_mem;
+    st->bud_cpu[i] += g_cpu;
+    st->bud_mem[i] += g_mem;
+    /* GPUs are not partitioned: a GPU operator may use every GPU it does not hold */
+    st->bud_gpu[i] = o->gpu > 0 ? fmax(0, L_gpu - c->ops[i].gpu_used) : 0;
+  }
+}
+
+static bool within_budget(const sl_core *c, int op)
+{
+  const streaming_state *st = state(c);
+  if (!st->reserve)
+    return true;
+  const sl_pop *o = &c->plan->ops[op];
+  double mem = is_last(c, op) ? 0 : pending_output(c, op);
+  return o->cpu <= st->bud_cpu[op] + EPS && o->gpu <= st->bud_gpu[op] + EPS &&
+         mem <= st->bud_mem[op] + EPS;
+}
+
+/* ----------------------------------------------------------- eligibility */
+
+static double available_slots(const sl_core *c, int i);
+
+/* Bytes the running tasks of @p op will still put in the store. */
+static double still_to_emit(const sl_core *c, int op)
+{
+  if (is_last(c, op))
+    return 0;
+  const sl__op *s = &c->ops[op];
+  if (s->running == 0)
+    return 0;
+  /* what they emitted so far already sits in the store */
+  return fmax(0, s->running * s->est_out_bytes - s->running_out_bytes);
+}
+
+/* Room in the stores for what one more task of @p op will emit, on top
+ * of what is stored and what running tasks will still emit. A task whose
+ * output is no bigger than its input frees what it adds when it ends, so
+ * it always has room: refusing it could only deadlock the pipeline. */
+static bool has_output_space(const sl_core *c, int op)
+{
+  if (is_last(c, op))
+    return true;
+  const sl__op *s = &c->ops[op];
+  if (op > 0 && s->est_out_bytes <= s->est_in_bytes + EPS)
+    return true;
+  double L_cpu, L_gpu, L_mem;
+  class_totals(c, &L_cpu, &L_gpu, &L_mem);
+  double coming = 0;
+  for (int i = 0; i + 1 < c->nops; i++)
+    coming += still_to_emit(c, i);
+  /* keep room for the transient outputs of downstream operators: a task
+   * holds its input until it ends, so its output briefly adds to the store */
+  double headroom = 0;
+  for (int i = op + 1; i + 1 < c->nops; i++)
+    headroom += available_slots(c, i) * pending_output(c, i);
+  return c->stats.store_bytes + coming + headroom + s->est_out_bytes <= L_mem + EPS;
+}
+
+static bool has_input(const sl_core *c, int op)
+{
+  const sl__op *s = &c->ops[op];
+  if (c->plan->ops[op].kind == SL_OP_SOURCE)
+    return s->next_split < c->plan->ops[op].tasks;
+  if (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL)
+    return !sl__idq_empty(&s->inq) && sl__op_drained(c, op - 1);
+  if (sl__idq_empty(&s->inq))
+    return false;
+  const sl_pop *o = &c->plan->ops[op];
+  if (o->batch_size > 0) {
+    /* wait for a full batch unless nothing more is coming */
+    int64_t rows = 0;
+    for (uint32_t k = 0; k < sl__idq_len(&s->inq) && rows < o->batch_size; k++)
+      rows += c->parts[sl__idq_at(&s->inq, k)].rows;
+    return rows >= o->batch_size || sl__op_drained(c, op - 1);
+  }
+  return true;
+}
+
+static bool fits_somewhere(const sl_core *c, int op)
+{
+  for (int n = 0; n < c->nnodes; n++)
+    if (sl__fits(c, n, op))
+      return true;
+  return false;
+}
+
+static bool under_cap(const sl_core *c, int op)
+{
+  const streaming_state *st = state(c);
+  return st->cap[op] == 0 || c->ops[op].running < st->cap[op];
+}
+
+/* A task of @p op over its next inputs; SL_NONE when it has none. */
+static sl_task_id make_task(sl_core *c, int op)
+{
+  if (c->plan->ops[op].kind == SL_OP_SOURCE) {
+    sl_task_id id = sl__task_new(c, op, NULL, 0, c->ops[op].next_split);
+    if (id != SL_NONE)
+      c->ops[op].next_split++;
+    return id;
+  }
+  if (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL) {
+    /* every reducer reads every input: the barrier of a shuffle */
+    sl__op *s = &c->ops[op];
+    uint32_t n = sl__idq_len(&s->inq);
+    sl_part_id *all = malloc(sizeof *all * n);
+    if (!all)
+      return SL_NONE;
+    for (uint32_t k = 0; k < n; k++) {
+      all[k] = sl__idq_pop(&s->inq);
+      c->parts[all[k]].in_queue = 0;
+    }
+    s->in_queue_bytes = 0;
+    int64_t reducers = c->plan->ops[op].tasks > 0 ? c->plan->ops[op].tasks : 1;
+    sl_task_id first = SL_NONE;
+    for (int64_t r = 0; r < reducers; r++) {
+      sl_task_id id = sl__task_new(c, op, all, (int)n, -1);
+      if (id == SL_NONE)
+        break;
+      c->tasks[id].rows /= reducers;
+      c->tasks[id].bytes /= reducers;
+      if (first == SL_NONE)
+        first = id;
+      else
+        sl__idq_push(&c->ops[op].retryq, id);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+      c->parts[all[k]].refs = (int32_t)reducers;
+      c->parts[all[k]].consumer = first;
+    }
+    free(all);
+    return first;
+  }
+  return sl__take_inputs(c, op, !c->opts.streaming.no_dynamic_part);
+}
+
+/* Launches one task of @p op; false when no node takes it. */
+static bool launch_one(sl_core *c, double now, int op)
+{
+  if (!fits_somewhere(c, op))
+    return false;
+  sl_task_id id = make_task(c, op);
+  if (id == SL_NONE)
+    return false;
+  int node = sl__pick_node(c, op, &c->tasks[id]);
+  sl__launch(c, now, id, node);
+  if (op == 0 && !c->opts.streaming.no_adaptive)
+    state(c)->admit_budget -= c->ops[0].est_out_bytes;
+  return true;
+}
+
+static bool source_admitted(const sl_core *c)
+{
+  if (c->opts.streaming.no_adaptive)
+    return true;
+  return state(c)->admit_budget + EPS >= c->ops[0].est_out_bytes;
+}
+
+/* The operator to run next: least buffered output first, upstream on ties. */
+static int select_op(sl_core *c, bool ignore_limits)
+{
+  int best = -1;
+  double best_key = INFINITY;
+  bool adaptive = !c->opts.streaming.no_adaptive;
+  for (int i = 0; i < c->nops; i++) {
+    if (i == 0 && adaptive && !ignore_limits)
+      continue; /* Algorithm 1 admits source tasks through its budget */
+    if (!has_input(c, i) || !fits_somewhere(c, i))
+      continue;
+    if (!ignore_limits) {
+      if (!under_cap(c, i) || !within_budget(c, i) || !has_output_space(c, i))
+        continue;
+      if (i == 0 && !source_admitted(c))
+        continue;
+    }
+    double key = c->ops[i].buffered;
+    if (key < best_key - EPS) {
+      best = i;
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+static void streaming_schedule(sl_core *c, double now)
+{
+  streaming_state *st = state(c);
+  if (c->opts.streaming.static_alloc) {
+    sl__static_schedule(c, now);
+    return;
+  }
+  for (int i = c->nops - 1; i >= 0; i--)
+    sl__launch_retries(c, now, i);
+  for (;;) {
+    bool launched = false;
+    if (st->reserve)
+      reserve(c);
+    if (!c->opts.streaming.no_adaptive && has_input(c, 0) && source_admitted(c) &&
+        under_cap(c, 0) && within_budget(c, 0) && has_output_space(c, 0))
+      launched |= launch_one(c, now, 0);
+    if (st->reserve)
+      reserve(c);
+    int op = select_op(c, false);
+    if (op >= 0)
+      launched |= launch_one(c, now, op);
+    if (!launched)
+      break;
+  }
+  /* Liveness: nothing runs at all, so limits only stand in the way. */
+  if (c->active == 0) {
+    int op = select_op(c, true);
+    if (op >= 0)
+      launch_one(c, now, op);
+  }
+}
+
+/* --------------------------------------------------------------- memory */
+
+static int streaming_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate *fate)
+{
+  (void)now;
+  if (c->opts.streaming.static_alloc)
+    return sl__static_admit(c, now, t, bytes, fate);
+  return sl__admit_memory(c, t, bytes, fate);
+}
+
+static double streaming_target(const sl_core *c, int op)
+{
+  if (c->opts.streaming.no_dynamic_part)
+    return INFINITY;
+  (void)op;
+  return c->plan->target_partition_bytes;
+}
+
+/* ----------------------------------------------------------- Algorithm 2 */
+
+/* Slots op @p i could use now: its class's capacity less what other
+ * operators of the class hold. Fewer slots downstream mean a slower drain
+ * and so a slower admission: the negative feedback of the paper. */
+static double available_slots(const sl_core *c, int i)
+{
+  const sl_pop *o = &c->plan->ops[i];
+  bool gpu = o->gpu > 0;
+  double total = 0, held = 0;
+  for (int n = 0; n < c->nnodes; n++)
+    if (c->nodes[n].alive)
+      total += gpu ? c->nodes[n].gpu_total : c->nodes[n].cpu_total;
+  for (int j = 0; j < c->nops; j++)
+    if (j != i && (c->plan->ops[j].gpu > 0) == gpu)
+      held += gpu ? c->ops[j].gpu_used : c->ops[j].cpu_used;
+  double req = gpu ? o->gpu : o->cpu;
+  return fmax(1, floor((total - held) / req + EPS));
+}
+
+/* Seconds of downstream work one source task brings (the paper's P). */
+static double drain_seconds(const sl_core *c)
+{
+  double P = 0;
+  double rows_per_source_task = c->ops[0].est_in_rows * c->plan->ops[0].rows_out_per_row;
+  for (int i = 1; i < c->nops; i++) {
+    const sl__op *s = &c->ops[i];
+    double rows_reaching = rows_per_source_task * (c->plan->ops[i - 1].alpha_rows /
+                                                   fmax(c->plan->ops[0].alpha_rows, EPS));
+    double tasks = rows_reaching / fmax(s->est_in_rows, EPS);
+    P += s->est_time / available_slots(c, i) * tasks;
+  }
+  return P;
+}
+
+static void streaming_tick(sl_core *c, double now)
+{
+  streaming_state *st = state(c);
+  if (c->opts.streaming.no_adaptive || now + EPS < st->next_refill)
+    return;
+  double L_cpu, L_gpu, L_mem;
+  class_totals(c, &L_cpu, &L_gpu, &L_mem);
+  double P = drain_seconds(c);
+  double dt = now - st->last_refill;
+  if (P > EPS)
+    st->admit_budget += c->ops[0].est_out_bytes * dt / P;
+  else
+    st->admit_budget = L_mem;
+  st->admit_budget = fmin(st->admit_budget, L_mem);
+  st->last_refill = now;
+  st->next_refill = now + c->opts.replenish_period_s;
+}
+
+static double streaming_wakeup(const sl_core *c)
+{
+  const streaming_state *st = state(c);
+  if (c->opts.streaming.no_adaptive || c->opts.streaming.static_alloc)
+    return INFINITY;
+  if (c->ops[0].next_split >= c->plan->ops[0].tasks)
+    return INFINITY; /* every source task admitted: nothing to refill */
+  return st->next_refill;
+}
+
+double sl__streaming_drain_seconds(const sl_core *c)
+{
+  return drain_seconds(c);
+}
+
+void sl__streaming_reservation(sl_core *c, int op, double *task_cpu, double *task_mem,
+                               double *out_mem, double *shared_cpu, double *shared_mem)
+{
+  reserve_into(c, shared_cpu, shared_mem);
+  *task_cpu = state(c)->task_cpu[op];
+  *task_mem = state(c)->task_mem[op];
+  *out_mem = state(c)->out_res[op];
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void fixed_concurrency(sl_core *c)
+{
+  /* -Adapt.: CPU operators split the CPU slots evenly, as the paper's
+   * fixed concurrency of 4 and 4 on 8 CPUs. */
+  streaming_state *st = state(c);
+  double cpu = 0;
+  int ncpu_ops = 0;
+  for (int n = 0; n < c->nnodes; n++)
+    cpu += c->nodes[n].cpu_total;
+  for (int i = 0; i < c->nops; i++)
+    ncpu_ops += c->plan->ops[i].gpu <= 0;
+  for (int i = 0; i < c->nops; i++)
+    if (c->plan->ops[i].gpu <= 0 && ncpu_ops > 0)
+      st->cap[i] = (int)fmax(1, floor(cpu / ncpu_ops + EPS));
+}
+
+static int streaming_init(sl_core *c, char *err, size_t errlen)
+{
+  streaming_state *st = calloc(1, sizeof *st);
+  if (!st) {
+    snprintf(err, errlen, "out of memory");
+    return SL_ENOMEM;
+  }
+  c->pstate = st;
+  double L_cpu, L_gpu, L_mem;
+  class_totals(c, &L_cpu, &L_gpu, &L_mem);
+  st->admit_budget = L_mem;
+  st->reserve = c->opts.reservation_ratio > 0;
+  for (int i = 0; i < c->nops; i++)
+    st->cap[i] = c->plan->ops[i].concurrency;
+  if (c->opts.streaming.no_adaptive)
+    fixed_concurrency(c);
+  st->next_refill = c->opts.replenish_period_s;
+  if (c->opts.streaming.static_alloc)
+    return sl__static_init(c, err, errlen);
+  return 0;
+}
+
+static void streaming_fini(sl_core *c)
+{
+  if (c->opts.streaming.static_alloc)
+    sl__static_fini(c);
+  free(c->pstate);
+  c->pstate = NULL;
+}
+
+static void streaming_emitted(sl_core *c, double now, sl__task *t, sl_part_id p)
+{
+  if (c->opts.streaming.static_alloc) {
+    sl__static_emitted(c, now, t, p);
+    return;
+  }
+  /* default routing: the next operator's input queue */
+  sl__part *part = &c->parts[p];
+  sl__op *next = &c->ops[part->op + 1];
+  sl__idq_push(&next->inq, p);
+  part->in_queue = 1;
+  next->in_queue_bytes += part->bytes;
+}
+
+static bool streaming_cluster_change(sl_core *c, double now, int node, bool joined)
+{
+  if (c->opts.streaming.static_alloc)
+    return sl__static_cluster_change(c, now, node, joined);
+  return false;
+}
+
+const sl__policy sl__policy_streaming = {
+  .name = "streaming",
+  .init = streaming_init,
+  .fini = streaming_fini,
+  .schedule = streaming_schedule,
+  .admit = streaming_admit,
+  .target_bytes = streaming_target,
+  .on_cluster_change = streaming_cluster_change,
+  .on_task_failed = NULL,
+  .on_emitted = streaming_emitted,
+  .tick = streaming_tick,
+  .wakeup = streaming_wakeup,
+};

@@ -1,0 +1,81 @@
+/**
+ * @file workload.h
+ * @brief The logical workload: a pipeline of operators with their resource
+ *        requests and cost models, as a spec describes it.
+ *
+ * The spec parser (workloads/spec.h) fills these records; the plan
+ * (plan.h) fuses them into physical operators. Plain data, owned by whoever
+ * allocated the sl_workload (sl_workload_free() releases it).
+ */
+#ifndef SL_WORKLOAD_H
+#define SL_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SL_NAME_MAX 48
+#define SL_MAX_OPS 32
+#define SL_MAX_PARAMS 8
+
+typedef enum {
+  SL_OP_SOURCE,      /**< read tasks: no input partitions, one task per split */
+  SL_OP_MAP,         /**< a stateless per-row transform on a task pool */
+  SL_OP_MAP_BATCHES, /**< per-batch transform on an actor pool (e.g. a model) */
+  SL_OP_ALL_TO_ALL,  /**< every output depends on every input (shuffle, sort) */
+  SL_OP_SINK,        /**< consumes rows; checks exactly-once delivery */
+} sl_op_kind;
+
+/** @brief A named numeric kernel parameter (image width, GEMM layers...). */
+typedef struct {
+  char name[SL_NAME_MAX];
+  double value;
+} sl_param;
+
+/**
+ * @brief One logical operator.
+ *
+ * Costs are in seconds at speed 1 of the operator's resource class (GPU when
+ * gpu > 0, else CPU). A task's modelled duration is
+ *   time_per_task + rows_in * time_per_row + ceil(rows_in / batch) * time_per_batch
+ *   + bytes_in * time_per_byte.
+ */
+typedef struct {
+  char name[SL_NAME_MAX];
+  char kernel[SL_NAME_MAX]; /**< kernel name (workloads/kernels.h) */
+  int line;                 /**< line of the section header in the spec */
+  sl_op_kind kind;
+  double cpu, gpu;          /**< resource request per task (fractions allowed) */
+  double time_per_task, time_per_row, time_per_batch, time_per_byte;
+  double time_spread;       /**< coefficient of variation of task time (sim) */
+  double rows_out_per_row;  /**< expansion (1 = one output row per input row) */
+  double out_row_bytes;     /**< bytes of one output row; 0 = keep input size */
+  int batch_size;           /**< rows per task for map_batches (0 = any) */
+  int concurrency;          /**< max tasks in flight, 0 = unlimited */
+  /* source only */
+  int64_t tasks;            /**< number of read tasks (splits) */
+  int64_t rows_per_task;    /**< rows each read task yields */
+  double read_bytes_per_row;/**< bytes fetched from remote storage per row */
+  int nparams;
+  sl_param params[SL_MAX_PARAMS];
+} sl_op_spec;
+
+/** @brief A whole workload: its operators in pipeline order. */
+typedef struct {
+  char name[SL_NAME_MAX];
+  char path[256];           /**< the spec file it came from */
+  double target_partition_bytes; /**< dynamic partitioning target size */
+  uint64_t seed;            /**< seeds row contents and cost draws */
+  int nops;
+  sl_op_spec ops[SL_MAX_OPS];
+} sl_workload;
+
+/** @brief Rows the sources of @p w produce in all. */
+int64_t sl_workload_source_rows(const sl_workload *w);
+
+/** @brief A parameter's value, or @p dflt when the operator has none. */
+double sl_op_param(const sl_op_spec *op, const char *name, double dflt);
+
+/** @brief Lower-case name of an operator kind ("map_batches"). */
+const char *sl_op_kind_name(sl_op_kind k);
+
+#endif

@@ -1,0 +1,336 @@
+/*
+ * A minimal discrete-event engine for tests: it drives the scheduling core
+ * with task durations from the plan's cost model, emits partitions at the
+ * target size while a task runs, honours RESUME and CANCEL, injects
+ * failures, and checks the invariants every engine must keep (the store
+ * never exceeds its budget, every row reaches the sink exactly once).
+ */
+#ifndef SL_TEST_HARNESS_H
+#define SL_TEST_HARNESS_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/core.h"
+#include "models/error.h"
+#include "models/plan.h"
+
+typedef enum { H_EMIT, H_FINISH, H_FAIL_TASK_OF_OP, H_NODE_LOST, H_NODE_JOINED, H_TICK } h_kind;
+
+typedef struct {
+  double time;
+  uint64_t seq;
+  h_kind kind;
+  uint32_t task;
+  int arg;
+} h_event;
+
+typedef struct {
+  bool live, waiting;
+  int op, node;
+  double rows_out, row_bytes, duration, start;
+  int64_t emitted_rows;
+  int64_t rows_per_flush;
+  uint32_t nflush, next;
+  int64_t split;
+} h_task;
+
+typedef struct {
+  sl_core *core;
+  const sl_plan *plan;
+  const sl_cluster *cluster;
+  h_event *heap;
+  size_t nheap, capheap;
+  uint64_t seq;
+  h_task *tasks;
+  size_t ntasks;
+  double now;
+  double *split_rows;
+  int64_t nsplits;
+  double max_store_over_budget; /* worst (used - budget) seen, should be <= 0 */
+  double last_delivery;
+  int failed_code;
+  bool done;
+  int64_t launches, rollbacks, checkpoints;
+  double launched_at_op_min[SL_MAX_OPS], ended_at_op_max[SL_MAX_OPS];
+} harness;
+
+static void h_push(harness *h, double time, h_kind kind, uint32_t task, int arg)
+{
+  if (h->nheap == h->capheap) {
+    h->capheap = h->capheap ? h->capheap * 2 : 256;
+    h->heap = realloc(h->heap, sizeof *h->heap * h->capheap);
+  }
+  h_event e = {time, h->seq++, kind, task, arg};
+  size_t i = h->nheap++;
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    const h_event *q = &h->heap[p];
+    if (q->time < e.time || (q->time == e.time && q->seq < e.seq))
+      break;
+    h->heap[i] = h->heap[p];
+    i = p;
+  }
+  h->heap[i] = e;
+}
+
+static h_event h_pop(harness *h)
+{
+  h_event top = h->heap[0];
+  h_event last = h->heap[--h->nheap];
+  size_t i = 0;
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    const h_event *cand = &last;
+    if (l < h->nheap && (h->heap[l].time < cand->time ||
+                         (h->heap[l].time == cand->time && h->heap[l].seq < cand->seq))) {
+      m = l;
+      cand = &h->heap[l];
+    }
+    if (r < h->nheap && (h->heap[r].time < cand->time ||
+                         (h->heap[r].time == cand->time && h->heap[r].seq < cand->seq)))
+      m = r;
+    if (m == i)
+      break;
+    h->heap[i] = h->heap[m];
+    i = m;
+  }
+  if (h->nheap)
+    h->heap[i] = last;
+  return top;
+}
+
+static h_task *h_task_of(harness *h, uint32_t id)
+{
+  while (h->ntasks <= id) {
+    size_t n = h->ntasks ? h->ntasks * 2 : 256;
+    h->tasks = realloc(h->tasks, sizeof *h->tasks * n);
+    memset(h->tasks + h->ntasks, 0, sizeof *h->tasks * (n - h->ntasks));
+    h->ntasks = n;
+  }
+  return &h->tasks[id];
+}
+
+static void h_schedule_emit(harness *h, uint32_t id, h_task *t)
+{
+  if (t->next >= t->nflush) {
+    h_push(h, h->now, H_FINISH, id, 0);
+    return;
+  }
+  double gap = t->duration / t->nflush; /* rows come out evenly over the task */
+  h_push(h, (t->next == 0 ? t->start : h->now) + gap, H_EMIT, id, 0);
+}
+
+static void h_launch(harness *h, const sl_decision *d)
+{
+  const sl_pop *op = &h->plan->ops[d->op];
+  const sl_node_group *g = sl_cluster_node_group(h->cluster, d->node);
+  double speed = op->gpu > 0 ? g->gpu_speed : g->cpu_speed;
+  h_task *t = h_task_of(h, d->task);
+  memset(t, 0, sizeof *t);
+  t->live = true;
+  t->op = d->op;
+  t->node = d->node;
+  t->start = h->now;
+  t->split = d->split;
+  t->duration = sl_plan_task_time(op, (double)d->rows) / speed;
+  t->rows_out = round(sl_plan_task_out_rows(op, (double)d->rows));
+  t->row_bytes = op->out_row_bytes;
+  double per = isfinite(d->target_bytes) ? ceil(d->target_bytes / fmax(t->row_bytes, 1)) : t->rows_out;
+  t->rows_per_flush = (int64_t)fmax(1, per);
+  t->nflush = t->rows_out > 0 ? (uint32_t)ceil(t->rows_out / t->rows_per_flush) : 0;
+  h->launches++;
+  if (h->launched_at_op_min[d->op] == 0 || h->now < h->launched_at_op_min[d->op])
+    h->launched_at_op_min[d->op] = h->now > 0 ? h->now : 1e-12;
+  if (t->nflush == 0)
+    h_push(h, h->now + t->duration, H_FINISH, d->task, 0);
+  else
+    h_schedule_emit(h, d->task, t);
+}
+
+static void h_drain(harness *h)
+{
+  sl_decision d;
+  while (sl_core_next(h->core, &d)) {
+    switch (d.kind) {
+    case SL_DEC_LAUNCH:
+      h_launch(h, &d);
+      break;
+    case SL_DEC_RESUME: {
+      h_task *t = h_task_of(h, d.task);
+      if (t->live && t->waiting) {
+        t->waiting = false;
+        h_push(h, h->now, H_EMIT, d.task, 0);
+      }
+      break;
+    }
+    case SL_DEC_CANCEL: {
+      h_task *t = h_task_of(h, d.task);
+      t->live = false;
+      sl_core_failed(h->core, h->now, d.task);
+      break;
+    }
+    case SL_DEC_DELIVER:
+      if (d.split >= 0 && d.split < h->nsplits)
+        h->split_rows[d.split] += (double)d.rows;
+      h->last_delivery = h->now;
+      break;
+    case SL_DEC_ROLLBACK:
+      for (int64_t s = 0; s < h->nsplits; s++)
+        if (!d.keep_split[s])
+          h->split_rows[s] = 0;
+      h->rollbacks++;
+      break;
+    case SL_DEC_CHECKPOINT:
+      h->checkpoints++;
+      break;
+    case SL_DEC_DONE:
+      h->done = true;
+      break;
+    case SL_DEC_FAIL:
+      h->failed_code = d.code;
+      h->done = true;
+      break;
+    case SL_DEC_DROP:
+      break;
+    }
+  }
+  for (int n = 0; n < h->cluster->nnodes; n++) {
+    double over = sl_core_node_store(h->core, n) - sl_cluster_node_group(h->cluster, n)->store_bytes;
+    if (over > h->max_store_over_budget)
+      h->max_store_over_budget = over;
+  }
+}
+
+static void h_emit(harness *h, uint32_t id)
+{
+  h_task *t = h_task_of(h, id);
+  int64_t left = (int64_t)t->rows_out - t->emitted_rows;
+  int64_t rows = left < t->rows_per_flush ? left : t->rows_per_flush;
+  sl_part_id part;
+  sl_emit_fate fate;
+  int rc = sl_core_emit(h->core, h->now, id, rows, rows * t->row_bytes, &part, &fate);
+  if (rc == SL_EAGAIN) {
+    t->waiting = true;
+    return;
+  }
+  if (rc < 0) {
+    h->failed_code = rc;
+    h->done = true;
+    return;
+  }
+  t->emitted_rows += rows;
+  t->next++;
+  h_schedule_emit(h, id, t);
+}
+
+/* Fails the first running task of @p op at the event's time. */
+static void h_fail_task_of_op(harness *h, int op)
+{
+  for (size_t i = 0; i < h->ntasks; i++)
+    if (h->tasks[i].live && h->tasks[i].op == op && sl_core_task_live(h->core, (uint32_t)i)) {
+      h->tasks[i].live = false;
+      sl_core_failed(h->core, h->now, (uint32_t)i);
+      return;
+    }
+}
+
+/* Runs to completion; returns the job completion time or -1 on failure. */
+static double h_run(harness *h, const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts,
+                    double limit)
+{
+  char err[256];
+  h->plan = plan;
+  h->cluster = cluster;
+  h->nsplits = plan->ops[0].tasks;
+  h->split_rows = calloc(h->nsplits, sizeof *h->split_rows);
+  h->core = sl_core_new(plan, cluster, opts, err, sizeof err);
+  if (!h->core) {
+    fprintf(stderr, "core: %s\n", err);
+    h->failed_code = SL_EINVAL;
+    return -1;
+  }
+  sl_core_start(h->core, 0);
+  h_drain(h);
+  while (!h->done) {
+    double wake = sl_core_wakeup(h->core);
+    double next = h->nheap ? h->heap[0].time : INFINITY;
+    if (!isfinite(wake) && !isfinite(next))
+      break;
+    if (fmin(wake, next) > limit)
+      break;
+    if (wake < next) {
+      h->now = wake;
+      sl_core_tick(h->core, wake);
+      h_drain(h);
+      continue;
+    }
+    h_event e = h_pop(h);
+    h->now = e.time;
+    if (h->now > limit)
+      break;
+    h_task *t = e.kind <= H_FINISH ? h_task_of(h, e.task) : NULL;
+    switch (e.kind) {
+    case H_EMIT:
+      if (t->live && sl_core_task_live(h->core, e.task))
+        h_emit(h, e.task);
+      break;
+    case H_FINISH:
+      if (t->live && sl_core_task_live(h->core, e.task)) {
+        t->live = false;
+        sl_core_finished(h->core, h->now, e.task);
+        if (h->now > h->ended_at_op_max[t->op])
+          h->ended_at_op_max[t->op] = h->now;
+      }
+      break;
+    case H_FAIL_TASK_OF_OP:
+      h_fail_task_of_op(h, e.arg);
+      break;
+    case H_NODE_LOST:
+      for (size_t i = 0; i < h->ntasks; i++)
+        if (h->tasks[i].live && h->tasks[i].node == e.arg)
+          h->tasks[i].live = false;
+      sl_core_node_lost(h->core, h->now, e.arg);
+      break;
+    case H_NODE_JOINED:
+      sl_core_node_joined(h->core, h->now, e.arg);
+      break;
+    case H_TICK:
+      sl_core_tick(h->core, h->now);
+      if (getenv("SL_HARNESS_TRACE")) {
+        fprintf(stderr, "t=%6.2f", h->now);
+        for (int i = 0; i < plan->nops; i++) {
+          sl_core_op_stats os;
+          sl_core_get_op_stats(h->core, i, &os);
+          fprintf(stderr, "  op%d run %2d wait %d q %3lld buf %5.1fMB", i, os.running, os.waiting,
+                  (long long)os.queued_parts, os.buffered_bytes / 1e6);
+        }
+        fprintf(stderr, "  store %.1fMB\n", sl_core_node_store(h->core, 0) / 1e6);
+      }
+      break;
+    }
+    h_drain(h);
+  }
+  return h->done && h->failed_code == 0 ? h->now : -1;
+}
+
+static double h_delivered(const harness *h)
+{
+  double rows = 0;
+  for (int64_t s = 0; s < h->nsplits; s++)
+    rows += h->split_rows[s];
+  return rows;
+}
+
+static void h_free(harness *h)
+{
+  sl_core_free(h->core);
+  free(h->heap);
+  free(h->tasks);
+  free(h->split_rows);
+  memset(h, 0, sizeof *h);
+}
+
+#endif

@@ -1,0 +1,398 @@
+/* The physical limit: LP bound on hand-worked cases, Fig. 9 and the video
+ * pipeline of Fig. 7b. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/bound.h"
+#include "models/cluster.h"
+#include "models/error.h"
+#include "models/plan.h"
+#include "models/workload.h"
+
+#define MB 1e6
+
+static void init_workload(sl_workload *w, const char *name)
+{
+  memset(w, 0, sizeof(*w));
+  snprintf(w->name, sizeof(w->name), "%s", name);
+  w->target_partition_bytes = 128 * MB;
+}
+
+static sl_op_spec *add_op(sl_workload *w, const char *name, sl_op_kind kind, double cpu, double gpu)
+{
+  sl_op_spec *s = &w->ops[w->nops++];
+  memset(s, 0, sizeof(*s));
+  snprintf(s->name, sizeof(s->name), "%s", name);
+  s->kind = kind;
+  s->cpu = cpu;
+  s->gpu = gpu;
+  s->rows_out_per_row = 1.0;
+  return s;
+}
+
+static sl_op_spec *add_source(sl_workload *w, int64_t tasks, int64_t rows_per_task, double cpu)
+{
+  sl_op_spec *s = add_op(w, "read", SL_OP_SOURCE, cpu, 0);
+  s->tasks = tasks;
+  s->rows_per_task = rows_per_task;
+  return s;
+}
+
+static void init_cluster(sl_cluster *c, const char *name)
+{
+  memset(c, 0, sizeof(*c));
+  snprintf(c->name, sizeof(c->name), "%s", name);
+}
+
+static void add_group(sl_cluster *c, int count, double cpu, double gpu, double cpu_speed,
+                      double gpu_speed)
+{
+  sl_node_group *g = &c->groups[c->ngroups++];
+  snprintf(g->name, sizeof(g->name), "g%d", c->ngroups);
+  g->count = count;
+  g->cpu = cpu;
+  g->gpu = gpu;
+  g->cpu_speed = cpu_speed;
+  g->gpu_speed = gpu_speed;
+  g->memory_bytes = g->store_bytes = 32e9;
+  g->nic_bps = 1.25e9;
+}
+
+/* Builds the plan, expands the cluster and computes the bound. */
+static int bound_of(const sl_workload *w, sl_cluster *c, int no_fusion, sl_plan *p, sl_bound *b)
+{
+  sl_plan_opts opts = {.no_fusion = no_fusion};
+  char err[256] = "";
+  int rc = sl_plan_build(p, w, &opts, err, sizeof(err));
+  if (rc)
+    fail_msg("sl_plan_build: %s (%s)", sl_strerror(rc), err);
+  assert_int_equal(sl_cluster_expand(c), 0);
+  rc = sl_bound_compute(p, c, b);
+  sl_cluster_free(c);
+  return rc;
+}
+
+static void assert_near(double got, double want, double tol)
+{
+  if (fabs(got - want) > tol)
+    fail_msg("got %.9g, want %.9g +- %g", got, want, tol);
+}
+
+static void fig9(sl_workload *w)
+{
+  init_workload(w, "fig9");
+  sl_op_spec *s = add_source(w, 160, 5, 1.0);
+  snprintf(s->name, sizeof(s->name), "produce");
+  s->time_per_task = 5.0;
+  s->out_row_bytes = 100 * MB;
+  s = add_op(w, "transform", SL_OP_MAP, 0.99, 0);
+  s->time_per_row = 0.5;
+  s->out_row_bytes = 100 * MB;
+  s = add_op(w, "inference", SL_OP_MAP_BATCHES, 0, 1);
+  s->time_per_row = 0.5;
+  s->batch_size = 1;
+  add_op(w, "sink", SL_OP_SINK, 0, 0);
+}
+
+static void test_fig9(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  fig9(&w);
+  init_cluster(&c, "m6i.2xlarge");
+  add_group(&c, 1, 8, 4, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  print_message("fig9: X %.6g rows/s, area %.6g s, path %.6g s, JCT %.6g s, %s\n",
+                b.throughput_rows_s, b.area_s, b.critical_path_s, b.jct_s, b.bottleneck);
+  assert_near(b.jct_s, 150.0, 1e-6);
+  assert_near(b.area_s, 150.0, 1e-6);
+  assert_near(b.throughput_rows_s, 800.0 / 150.0, 1e-9);
+  /* 5 s produce + 2 rows of transform + one inference row. */
+  assert_near(b.critical_path_s, 6.5, 1e-9);
+  assert_string_equal(b.bottleneck, "CPU");
+  assert_int_equal(b.bottleneck_op, 0); /* 800 of the 1200 CPU-seconds */
+}
+
+static void video(sl_workload *w)
+{
+  init_workload(w, "video");
+  sl_op_spec *s = add_source(w, 12907, 5, 1.0); /* 64,535 videos */
+  s->out_row_bytes = 2.1 * MB;
+  s->read_bytes_per_row = 2.1 * MB;
+  s = add_op(w, "decode", SL_OP_MAP, 1.0, 0);
+  s->time_per_row = 0.15;
+  s->out_row_bytes = 16 * 224 * 224 * 3 * 4;
+  s = add_op(w, "classify", SL_OP_MAP_BATCHES, 0, 1);
+  s->batch_size = 32;
+  s->time_per_batch = 32.0 / 31.57;
+  s->concurrency = 4;
+  add_op(w, "sink", SL_OP_SINK, 0, 0);
+}
+
+static void test_video(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  video(&w);
+  init_cluster(&c, "4xg5.2xlarge");
+  add_group(&c, 4, 8, 1, 1, 1);
+  c.storage_bps = 10e9;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  print_message("video: X %.6g rows/s, area %.6g s, path %.6g s, JCT %.6g s, %s\n",
+                b.throughput_rows_s, b.area_s, b.critical_path_s, b.jct_s, b.bottleneck);
+  assert_int_equal(p.nops, 2); /* read->decode fused */
+  assert_near(b.jct_s, 511.0, 1.0);
+  assert_near(b.throughput_rows_s, 4 * 31.57, 1e-6);
+  assert_string_equal(b.bottleneck, "GPU");
+  assert_int_equal(b.bottleneck_op, 1);
+}
+
+/* One CPU op, 1 s per row, 10 rows, 2 CPUs: 5 s. */
+static void test_one_cpu_op(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "one");
+  add_source(&w, 10, 1, 1.0)->time_per_row = 1.0;
+  init_cluster(&c, "two-cpus");
+  add_group(&c, 1, 2, 0, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.jct_s, 5.0, 1e-9);
+  assert_near(b.critical_path_s, 1.0, 1e-9);
+  assert_string_equal(b.bottleneck, "CPU");
+}
+
+/* Two CPU ops of 1 s and 2 s per row share 8 CPUs: 24 rows * 3 s / 8 = 9 s,
+ * fused or not. */
+static void test_two_cpu_ops(void **state)
+{
+  (void)state;
+  for (int no_fusion = 0; no_fusion <= 1; no_fusion++) {
+    sl_workload w;
+    sl_cluster c;
+    sl_plan p;
+    sl_bound b;
+
+    init_workload(&w, "two");
+    add_source(&w, 24, 1, 1.0)->time_per_row = 1.0;
+    add_op(&w, "slow", SL_OP_MAP, 1.0, 0)->time_per_row = 2.0;
+    init_cluster(&c, "eight");
+    add_group(&c, 1, 8, 0, 1, 1);
+    assert_int_equal(bound_of(&w, &c, no_fusion, &p, &b), 0);
+    assert_int_equal(p.nops, no_fusion ? 2 : 1);
+    assert_near(b.jct_s, 9.0, 1e-9);
+    assert_near(b.critical_path_s, 3.0, 1e-9);
+    assert_int_equal(b.bottleneck_op, no_fusion ? 1 : 0);
+  }
+}
+
+/* A node at speed 2 and one at speed 1, one CPU each: 3 rows/s, 30 rows in 10 s. */
+static void test_heterogeneous_speeds(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "hetero");
+  add_source(&w, 30, 1, 1.0)->time_per_row = 1.0;
+  init_cluster(&c, "fast+slow");
+  add_group(&c, 1, 1, 0, 2, 1);
+  add_group(&c, 1, 1, 0, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.throughput_rows_s, 3.0, 1e-9);
+  assert_near(b.jct_s, 10.0, 1e-9);
+  assert_near(b.critical_path_s, 0.5, 1e-9); /* on the fast node */
+}
+
+/* 100 rows of 1 GPU-second on 2 GPUs: 50 s, though the CPUs idle. */
+static void test_gpu_bound(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "gpu");
+  add_source(&w, 10, 10, 1.0)->time_per_row = 0.1;
+  sl_op_spec *s = add_op(&w, "model", SL_OP_MAP_BATCHES, 1.0, 1.0);
+  s->time_per_row = 1.0;
+  s->batch_size = 10;
+  init_cluster(&c, "gpus");
+  add_group(&c, 1, 8, 2, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.jct_s, 50.0, 1e-9);
+  assert_string_equal(b.bottleneck, "GPU");
+  assert_int_equal(b.bottleneck_op, 1);
+
+  /* Fractional GPUs: two 0.5-GPU tasks share a GPU, so 25 s. */
+  w.ops[1].gpu = 0.5;
+  init_cluster(&c, "gpus");
+  add_group(&c, 1, 8, 2, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.jct_s, 25.0, 1e-9);
+
+  /* A faster GPU group takes a larger share: 1 + 3 GPU-equivalents, 25 s. */
+  w.ops[1].gpu = 1.0;
+  init_cluster(&c, "mixed");
+  add_group(&c, 1, 8, 1, 1, 1);
+  add_group(&c, 1, 8, 1, 1, 3);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.jct_s, 25.0, 1e-9);
+}
+
+/* 1000 rows of 1 MB through 100 MB/s of storage: 10 s. */
+static void test_storage_bound(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "s3");
+  sl_op_spec *s = add_source(&w, 100, 10, 1.0);
+  s->time_per_row = 0.001;
+  s->read_bytes_per_row = 1 * MB;
+  init_cluster(&c, "remote");
+  add_group(&c, 2, 8, 0, 1, 1);
+  c.storage_bps = 100 * MB;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.jct_s, 10.0, 1e-9);
+  assert_string_equal(b.bottleneck, "storage");
+  assert_int_equal(b.bottleneck_op, 0);
+}
+
+/* A cap of 2 tasks in flight on 8 CPUs: 20 rows of 1 s take 10 s. */
+static void test_concurrency_cap(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "capped");
+  add_source(&w, 20, 1, 0.5);
+  sl_op_spec *s = add_op(&w, "work", SL_OP_MAP, 1.0, 0);
+  s->time_per_row = 1.0;
+  s->concurrency = 2;
+  init_cluster(&c, "eight");
+  add_group(&c, 1, 8, 0, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.jct_s, 10.0, 1e-9);
+  assert_string_equal(b.bottleneck, "concurrency");
+  assert_int_equal(b.bottleneck_op, 1);
+}
+
+/* One row cannot be split across slots: the path, 8 s, beats the area, 1 s. */
+static void test_critical_path_dominates(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "latency");
+  add_source(&w, 1, 1, 1.0)->time_per_task = 5.0;
+  add_op(&w, "post", SL_OP_MAP, 0.5, 0)->time_per_row = 3.0;
+  init_cluster(&c, "eight");
+  add_group(&c, 1, 8, 0, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.critical_path_s, 8.0, 1e-9);
+  assert_near(b.jct_s, 8.0, 1e-9);
+  assert_true(b.area_s < b.jct_s);
+}
+
+static void test_unsatisfiable(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  fig9(&w);
+  init_cluster(&c, "no-gpu");
+  add_group(&c, 2, 8, 0, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), SL_EUNSAT);
+  assert_int_equal(sl_bound_compute(NULL, &c, &b), SL_EINVAL);
+}
+
+static void test_csv_and_print(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+  char buf[2048];
+
+  fig9(&w);
+  init_cluster(&c, "m6i.2xlarge");
+  add_group(&c, 1, 8, 4, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  assert_int_equal(sl_bound_write_csv(&b, &p, &c, f), 0);
+  rewind(f);
+  size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  assert_string_equal(buf, "workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,"
+                           "critical_path_s,bottleneck\n"
+                           "fig9,m6i.2xlarge,5.33333,150.000,150.000,6.500,CPU\n");
+
+  f = tmpfile();
+  assert_non_null(f);
+  sl_bound_print(&b, &p, &c, f);
+  rewind(f);
+  n = fread(buf, 1, sizeof(buf) - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  assert_non_null(strstr(buf, "150.000"));
+  assert_non_null(strstr(buf, "produce"));
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_fig9),
+    cmocka_unit_test(test_video),
+    cmocka_unit_test(test_one_cpu_op),
+    cmocka_unit_test(test_two_cpu_ops),
+    cmocka_unit_test(test_heterogeneous_speeds),
+    cmocka_unit_test(test_gpu_bound),
+    cmocka_unit_test(test_storage_bound),
+    cmocka_unit_test(test_concurrency_cap),
+    cmocka_unit_test(test_critical_path_dominates),
+    cmocka_unit_test(test_unsatisfiable),
+    cmocka_unit_test(test_csv_and_print),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

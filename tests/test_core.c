@@ -1,0 +1,425 @@
+/* The scheduling core and its three policies, driven by hand-written event
+ * sequences and by the deterministic test engine in harness.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "models/core_internal.h"
+
+#define MB 1e6
+
+/* --------------------------------------------------------------- fixtures */
+
+static sl_op_spec *add_op(sl_workload *w, const char *name, sl_op_kind kind, double cpu, double gpu)
+{
+  sl_op_spec *o = &w->ops[w->nops++];
+  memset(o, 0, sizeof *o);
+  snprintf(o->name, sizeof o->name, "%s", name);
+  snprintf(o->kernel, sizeof o->kernel, "%s", kind == SL_OP_SOURCE ? "generate" : "sleep");
+  o->kind = kind;
+  o->cpu = cpu;
+  o->gpu = gpu;
+  o->rows_out_per_row = 1;
+  return o;
+}
+
+static void one_node(sl_cluster *c, double cpu, double gpu, double store)
+{
+  memset(c, 0, sizeof *c);
+  snprintf(c->name, sizeof c->name, "test");
+  c->ngroups = 1;
+  sl_node_group *g = &c->groups[0];
+  snprintf(g->name, sizeof g->name, "n");
+  g->count = 1;
+  g->cpu = cpu;
+  g->gpu = gpu;
+  g->memory_bytes = 4 * store;
+  g->store_bytes = store;
+  g->cpu_speed = g->gpu_speed = 1;
+  g->nic_bps = 1.25e9;
+  assert_int_equal(sl_cluster_expand(c), 0);
+}
+
+static void many_nodes(sl_cluster *c, int count, double cpu, double gpu, double store)
+{
+  one_node(c, cpu, gpu, store);
+  sl_cluster_free(c);
+  c->groups[0].count = count;
+  assert_int_equal(sl_cluster_expand(c), 0);
+}
+
+/* fig9 at 1/10 of the time and 1/100 of the size: bound 15 s. */
+static void fig9_small(sl_workload *w)
+{
+  memset(w, 0, sizeof *w);
+  snprintf(w->name, sizeof w->name, "fig9-small");
+  w->target_partition_bytes = 1 * MB;
+  w->seed = 1;
+  sl_op_spec *p = add_op(w, "produce", SL_OP_SOURCE, 1, 0);
+  p->tasks = 160;
+  p->rows_per_task = 5;
+  p->out_row_bytes = 1 * MB;
+  p->time_per_task = 0.5;
+  sl_op_spec *t = add_op(w, "transform", SL_OP_MAP, 0.99, 0);
+  t->time_per_row = 0.05;
+  t->out_row_bytes = 1 * MB;
+  sl_op_spec *i = add_op(w, "infer", SL_OP_MAP_BATCHES, 0, 1);
+  i->time_per_row = 0.05;
+  i->batch_size = 1;
+  i->out_row_bytes = 1000;
+  add_op(w, "sink", SL_OP_SINK, 0, 0);
+}
+
+static void build(sl_plan *p, const sl_workload *w)
+{
+  char err[256];
+  sl_plan_opts po = {0};
+  int rc = sl_plan_build(p, w, &po, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "plan: %s\n", err);
+  assert_int_equal(rc, 0);
+}
+
+static sl_core_opts model(const char *name)
+{
+  sl_core_opts o;
+  sl_core_opts_default(&o);
+  assert_int_equal(sl_core_opts_set_model(&o, name), 0);
+  return o;
+}
+
+/* --------------------------------------------------------- Algorithm 2 */
+
+/* The paper's worked example: load -> transform (12 s, doubles the data)
+ * -> inference (2 s per source-sized partition) on 8 CPU + 4 GPU, with two
+ * source tasks running: P = 12/6 + 2/4 * 2 = 3 s per source partition. */
+static void test_algorithm2_worked_example(void **state)
+{
+  (void)state;
+  sl_workload w = {0};
+  w.target_partition_bytes = 100 * MB;
+  sl_op_spec *load = add_op(&w, "load", SL_OP_SOURCE, 1, 0);
+  load->tasks = 100;
+  load->rows_per_task = 1;
+  load->out_row_bytes = 100 * MB;
+  load->time_per_task = 1;
+  load->concurrency = 2;
+  sl_op_spec *tr = add_op(&w, "transform", SL_OP_MAP, 0.99, 0);
+  tr->time_per_row = 12;
+  tr->rows_out_per_row = 2;
+  tr->out_row_bytes = 100 * MB;
+  sl_op_spec *inf = add_op(&w, "inference", SL_OP_MAP_BATCHES, 0, 1);
+  inf->time_per_row = 2;
+  inf->batch_size = 1;
+  inf->out_row_bytes = 1;
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  one_node(&cl, 8, 4, 100e9);
+  sl_core_opts o = model("streaming");
+  char err[256];
+  sl_core *c = sl_core_new(&plan, &cl, &o, err, sizeof err);
+  assert_non_null(c);
+  assert_int_equal(sl_core_start(c, 0), 0);
+  /* only the two admitted source tasks run: they hold 2 of the 8 CPUs */
+  assert_int_equal(c->ops[0].running, 2);
+  assert_float_equal(sl__streaming_drain_seconds(c), 3.0, 1e-9);
+  sl_core_free(c);
+  sl_cluster_free(&cl);
+}
+
+/* Ray Data's reservation example: 4 CPU, 1000 MB, two operators, ratio
+ * 0.5: each reserves 1 CPU and 125 MB for tasks and 125 MB for outputs;
+ * 2 CPU and 500 MB stay shared. */
+static void test_reservation_example(void **state)
+{
+  (void)state;
+  sl_workload w = {0};
+  w.target_partition_bytes = 1 * MB;
+  sl_op_spec *a = add_op(&w, "a", SL_OP_SOURCE, 1, 0);
+  a->tasks = 10;
+  a->rows_per_task = 1;
+  a->out_row_bytes = 1 * MB;
+  a->time_per_task = 1;
+  sl_op_spec *b = add_op(&w, "b", SL_OP_MAP, 0.5, 0);
+  b->time_per_row = 1;
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  one_node(&cl, 4, 0, 1000 * MB);
+  sl_core_opts o = model("streaming");
+  o.reservation_ratio = 0.5;
+  char err[256];
+  sl_core *c = sl_core_new(&plan, &cl, &o, err, sizeof err);
+  assert_non_null(c);
+  double cpu, mem, out, sh_cpu, sh_mem;
+  for (int op = 0; op < 2; op++) {
+    sl__streaming_reservation(c, op, &cpu, &mem, &out, &sh_cpu, &sh_mem);
+    assert_float_equal(cpu, 1, 1e-9);
+    assert_float_equal(mem, 125 * MB, 1);
+    assert_float_equal(out, 125 * MB, 1);
+  }
+  assert_float_equal(sh_cpu, 2, 1e-9);
+  assert_float_equal(sh_mem, 500 * MB, 1);
+  sl_core_free(c);
+  sl_cluster_free(&cl);
+}
+
+/* ------------------------------------------------------------ end to end */
+
+static void test_fig9_small_every_model_completes(void **state)
+{
+  (void)state;
+  const char *models[] = {"streaming", "streaming-noadapt", "streaming-nopart", "static", "batch", "stream"};
+  sl_workload w;
+  fig9_small(&w);
+  sl_plan plan;
+  build(&plan, &w);
+  for (unsigned m = 0; m < sizeof models / sizeof models[0]; m++) {
+    sl_cluster cl;
+    one_node(&cl, 8, 4, 160 * MB);
+    sl_core_opts o = model(models[m]);
+    harness h = {0};
+    double jct = h_run(&h, &plan, &cl, &o, 1e5);
+    sl_core_stats st;
+    sl_core_get_stats(h.core, &st);
+    fprintf(stderr, "  %-18s jct %.2f s (%.2fx bound) peak %.0f MB spilled %.0f MB\n", models[m], jct,
+            jct / 15.0, st.peak_store_bytes / MB, st.spilled_bytes / MB);
+    assert_true(jct >= 15.0 - 1e-9);
+    assert_float_equal(h_delivered(&h), 800, 1e-9);
+    assert_true(h.max_store_over_budget <= 1e-6);
+    h_free(&h);
+    sl_cluster_free(&cl);
+  }
+}
+
+/* Streaming batch stays near the bound with nothing spilled from 80 MB up. */
+static void test_streaming_near_bound(void **state)
+{
+  (void)state;
+  sl_workload w;
+  fig9_small(&w);
+  sl_plan plan;
+  build(&plan, &w);
+  for (double mb = 80; mb <= 160; mb += 40) {
+    sl_cluster cl;
+    one_node(&cl, 8, 4, mb * MB);
+    sl_core_opts o = model("streaming");
+    harness h = {0};
+    double jct = h_run(&h, &plan, &cl, &o, 1e5);
+    sl_core_stats st;
+    sl_core_get_stats(h.core, &st);
+    fprintf(stderr, "  streaming %3.0f MB: %.2f s = %.3fx bound\n", mb, jct, jct / 15.0);
+    assert_true(jct > 0 && jct <= 1.10 * 15.0);
+    assert_float_equal(st.spilled_bytes, 0, 0);
+    h_free(&h);
+    sl_cluster_free(&cl);
+  }
+}
+
+static void test_batch_stage_barrier(void **state)
+{
+  (void)state;
+  sl_workload w;
+  fig9_small(&w);
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  one_node(&cl, 8, 4, 2000 * MB);
+  sl_core_opts o = model("batch");
+  harness h = {0};
+  assert_true(h_run(&h, &plan, &cl, &o, 1e5) > 0);
+  for (int k = 0; k + 1 < plan.nops; k++)
+    assert_true(h.launched_at_op_min[k + 1] >= h.ended_at_op_max[k] - 1e-9);
+  assert_float_equal(h_delivered(&h), 800, 1e-9);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
+/* A budget too small for one partition fails at once, naming the operator. */
+static void test_budget_too_small(void **state)
+{
+  (void)state;
+  sl_workload w;
+  fig9_small(&w);
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  one_node(&cl, 8, 4, 0.5 * MB);
+  sl_core_opts o = model("streaming");
+  o.on_full = SL_FULL_OOM;
+  char err[256] = "";
+  sl_core *c = sl_core_new(&plan, &cl, &o, err, sizeof err);
+  assert_null(c);
+  assert_non_null(strstr(err, "produce"));
+  sl_cluster_free(&cl);
+}
+
+/* --------------------------------------------------------------- failures */
+
+static void test_stream_rolls_back_everything(void **state)
+{
+  (void)state;
+  sl_workload w;
+  fig9_small(&w);
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  one_node(&cl, 8, 4, 160 * MB);
+  sl_core_opts o = model("stream");
+  o.checkpoint_interval_s = 3;
+  harness h = {0};
+  h_push(&h, 7.2, H_FAIL_TASK_OF_OP, 0, 1);
+  double jct = h_run(&h, &plan, &cl, &o, 1e5);
+  sl_core_stats st;
+  sl_core_get_stats(h.core, &st);
+  assert_true(jct > 0);
+  assert_int_equal(h.rollbacks, 1);
+  assert_true(h.checkpoints >= 2);
+  /* every operator's running tasks were cancelled, not just the failed one */
+  assert_true(st.tasks_failed > 3);
+  assert_float_equal(h_delivered(&h), 800, 1e-9);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
+static void run_with_failures(const char *name, sl_core_opts o, uint64_t seed, int nevents)
+{
+  sl_workload w;
+  fig9_small(&w);
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  many_nodes(&cl, 3, 4, 2, 40 * MB);
+  harness h = {0};
+  uint64_t x = seed;
+  for (int i = 0; i < nevents; i++) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    double t = (double)(x >> 40) / (double)(1ULL << 24) * 20.0;
+    int what = (int)((x >> 20) % 4);
+    int node = (int)((x >> 10) % 3);
+    if (what <= 1) {
+      h_push(&h, t, H_FAIL_TASK_OF_OP, 0, (int)((x >> 30) % 3));
+    } else {
+      h_push(&h, t, H_NODE_LOST, 0, node);
+      h_push(&h, t + 1.5, H_NODE_JOINED, 0, node);
+    }
+  }
+  double jct = h_run(&h, &plan, &cl, &o, 1e5);
+  if (jct < 0)
+    fprintf(stderr, "%s seed %llu failed: %d\n", name, (unsigned long long)seed, h.failed_code);
+  assert_true(jct > 0);
+  assert_float_equal(h_delivered(&h), 800, 1e-9);
+  assert_true(h.max_store_over_budget <= 1e-6);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
+/* Streaming batch never exceeds its budget and loses nothing, whatever
+ * fails, in long random sequences of failures and rejoins. */
+static void test_random_failures_every_model(void **state)
+{
+  (void)state;
+  const char *models[] = {"streaming", "streaming-noadapt", "static", "batch", "stream"};
+  for (unsigned m = 0; m < sizeof models / sizeof models[0]; m++)
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+      sl_core_opts o = model(models[m]);
+      o.checkpoint_interval_s = 2;
+      run_with_failures(models[m], o, seed, 6);
+    }
+}
+
+static void test_lineage_recovers_lost_partitions(void **state)
+{
+  (void)state;
+  sl_workload w;
+  fig9_small(&w);
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  many_nodes(&cl, 2, 4, 2, 400 * MB);
+  sl_core_opts o = model("batch");
+  harness h = {0};
+  h_push(&h, 14.0, H_NODE_LOST, 0, 1); /* stage 2 running, stage 1 outputs stored */
+  assert_true(h_run(&h, &plan, &cl, &o, 1e5) > 0);
+  sl_core_stats st;
+  sl_core_get_stats(h.core, &st);
+  assert_true(st.lost_partitions > 0);
+  assert_true(st.retried_tasks > 0);
+  assert_float_equal(h_delivered(&h), 800, 1e-9);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
+static void test_all_to_all(void **state)
+{
+  (void)state;
+  sl_workload w = {0};
+  w.target_partition_bytes = 1 * MB;
+  sl_op_spec *src = add_op(&w, "read", SL_OP_SOURCE, 1, 0);
+  src->tasks = 16;
+  src->rows_per_task = 4;
+  src->out_row_bytes = 0.5 * MB;
+  src->time_per_task = 0.2;
+  sl_op_spec *sort = add_op(&w, "sort", SL_OP_ALL_TO_ALL, 1, 0);
+  sort->tasks = 4;
+  sort->time_per_row = 0.01;
+  sl_op_spec *m = add_op(&w, "write", SL_OP_MAP, 0.5, 0);
+  m->time_per_row = 0.01;
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  many_nodes(&cl, 2, 4, 0, 200 * MB);
+  sl_core_opts o = model("streaming");
+  harness h = {0};
+  h_push(&h, 1.0, H_NODE_LOST, 0, 0);
+  assert_true(h_run(&h, &plan, &cl, &o, 1e5) > 0);
+  assert_float_equal(h_delivered(&h), 64, 1e-9);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
+static void test_deterministic(void **state)
+{
+  (void)state;
+  sl_workload w;
+  fig9_small(&w);
+  sl_plan plan;
+  build(&plan, &w);
+  double first = -1;
+  for (int rep = 0; rep < 3; rep++) {
+    sl_cluster cl;
+    many_nodes(&cl, 2, 4, 2, 50 * MB);
+    sl_core_opts o = model("streaming");
+    harness h = {0};
+    h_push(&h, 5.0, H_NODE_LOST, 0, 1);
+    double jct = h_run(&h, &plan, &cl, &o, 1e5);
+    if (rep == 0)
+      first = jct;
+    assert_true(jct == first);
+    h_free(&h);
+    sl_cluster_free(&cl);
+  }
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_algorithm2_worked_example),
+    cmocka_unit_test(test_reservation_example),
+    cmocka_unit_test(test_fig9_small_every_model_completes),
+    cmocka_unit_test(test_streaming_near_bound),
+    cmocka_unit_test(test_batch_stage_barrier),
+    cmocka_unit_test(test_budget_too_small),
+    cmocka_unit_test(test_stream_rolls_back_everything),
+    cmocka_unit_test(test_random_failures_every_model),
+    cmocka_unit_test(test_lineage_recovers_lost_partitions),
+    cmocka_unit_test(test_all_to_all),
+    cmocka_unit_test(test_deterministic),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,43 @@
+#include "kernel_registry.h"
+
+#include <string.h>
+
+static const sl_kernel_info kernels[] = {
+  {"generate", "rows of row_bytes with deterministic, incompressible content", true, {NULL}},
+  {"jpeg_generate", "synthetic images encoded as JPEG (libjpeg-turbo)", true,
+   {"width", "height", "quality", NULL}},
+  {"noop", "passes rows through untouched", false, {NULL}},
+  {"sleep", "holds the slot for the modelled time, then passes rows on", false, {NULL}},
+  {"spin", "busy CPU for the modelled time, then passes rows on", false, {NULL}},
+  {"jpeg_decode", "decodes JPEG rows into RGB pixels", false, {NULL}},
+  {"resize_normalize", "resizes RGB images and normalizes them to float tensors", false,
+   {"width", "height", NULL}},
+  {"gemm_classifier", "dense layers with seeded weights over float rows (CPU or CUDA)", false,
+   {"layers", "hidden", "classes", NULL}},
+};
+
+const sl_kernel_info *sl_kernel_info_find(const char *name)
+{
+  for (unsigned i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+    if (strcmp(kernels[i].name, name) == 0)
+      return &kernels[i];
+  return NULL;
+}
+
+bool sl_kernel_info_has_param(const sl_kernel_info *k, const char *param)
+{
+  for (int i = 0; k->params[i]; i++)
+    if (strcmp(k->params[i], param) == 0)
+      return true;
+  return false;
+}
+
+int sl_kernel_info_count(void)
+{
+  return (int)(sizeof kernels / sizeof kernels[0]);
+}
+
+const sl_kernel_info *sl_kernel_info_at(int i)
+{
+  return i >= 0 && i < sl_kernel_info_count() ? &kernels[i] : NULL;
+}
