@@ -7,6 +7,7 @@
 static const sl_cli_cmd commands[] = {
   {"plan", sl_cmd_plan, "print the physical plan of a workload"},
   {"bound", sl_cmd_bound, "the physical limit: best throughput and JCT on a cluster"},
+  {"run", sl_cmd_run, "execute a workload on this machine"},
 };
 
 static void usage(FILE *f)

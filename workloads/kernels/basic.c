@@ -16,7 +16,7 @@ static int generate_row(sl_kernel *k, int64_t id, uint32_t split, sl_rows *out)
   return 0;
 }
 
-const sl__kernel_ops sl__generate_ops = {.gen = generate_row};
+const sl__kernel_ops sl__generate_ops = {.gen = generate_row, .paced = true};
 
 /* ---- pass-through ---------------------------------------------------------- */
 

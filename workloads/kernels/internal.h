@@ -95,6 +95,9 @@ typedef struct {
   int (*apply)(sl_kernel *k, const sl_rows *in, size_t first, size_t count,
                sl_rows *out);
   int (*begin_task)(sl_kernel *k);
+  /** Sources that stand in for a modelled read: rows come out no faster
+   *  than time_per_row each, so emission follows the cost model. */
+  bool paced;
 } sl__kernel_ops;
 
 struct sl_kernel {

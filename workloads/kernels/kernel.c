@@ -210,12 +210,16 @@ int sl_kernel_generate(sl_kernel *k, uint32_t split, int64_t first_row_id,
                            k->info->name);
   size_t mark = out->count;
   int rc = 0;
+  /* the deadline is taken first: generating the rows is part of the time */
+  struct timespec deadline = sl__deadline_after((double)nrows * k->time_per_row);
   for (int64_t i = 0; i < nrows && rc == 0; i++) {
     if (sl__kernel_cancelled(k))
       rc = sl__kernel_fail(k, SL_EINTR, "%s: cancelled", k->info->name);
     else
       rc = k->ops->gen(k, first_row_id + i, split, out);
   }
+  if (rc == 0 && k->ops->paced && k->time_per_row > 0 && sl__sleep_until(k, &deadline) != 0)
+    rc = sl__kernel_fail(k, SL_EINTR, "%s: cancelled", k->info->name);
   if (rc)
     sl_rows_truncate(out, mark);
   return rc;

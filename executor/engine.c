@@ -1,0 +1,867 @@
+/*
+ * The real executor. One lock guards the core, the store's books, the sink
+ * and the recorder; kernels run outside it. A worker that ends a task asks
+ * the core under the lock and, when the next task lands on its own slot,
+ * runs it at once without a thread switch: that keeps the dispatch cost in
+ * microseconds. Everything the executor decides is what the core decided.
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <hwloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "executor/store.h"
+#include "models/bound.h"
+#include "models/error.h"
+#include "workloads/kernels.h"
+#include "workloads/kernels/gemm_cuda.h"
+#include "workloads/sink.h"
+
+#define MAX_MEMBERS 8
+
+typedef struct engine engine;
+
+typedef struct {
+  engine *e;
+  int node, slot;
+  pthread_t thread;
+  pthread_cond_t cv;
+  bool has_next;       /* a LAUNCH waits for this worker */
+  sl_decision next;
+  bool busy;           /* running a task now */
+  sl_task_id current;
+  int current_op;
+  bool resume;         /* RESUME for the current task */
+  atomic_bool cancel;  /* the current task must stop (CANCEL, kill, node loss) */
+  bool killed;         /* the core already knows the current task failed */
+  sl_kernel *kernels[SL_MAX_OPS][MAX_MEMBERS];
+} worker;
+
+struct engine {
+  const sl_plan *plan;
+  const sl_cluster *cluster;
+  const sl_exec_opts *opts;
+  sl_core *core;
+  sl_store *store;
+  sl_sink *sink;
+  sl_recorder *rec;
+  pthread_mutex_t lock;
+  pthread_cond_t main_cv;
+  worker **workers;     /* [node][slot] */
+  int *nslots;
+  struct timespec t0;
+  bool done, stop;
+  int fail_code;
+  char fail_msg[512];
+  int64_t errored_rows;
+  bool gpu_present;
+  double last_progress_rows, last_progress_t;
+};
+
+/* ------------------------------------------------------------------ time */
+
+static double now_s(const engine *e)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - e->t0.tv_sec) + (double)(t.tv_nsec - e->t0.tv_nsec) * 1e-9;
+}
+
+static struct timespec abs_time(const engine *e, double t)
+{
+  struct timespec ts = e->t0;
+  double whole = floor(t);
+  ts.tv_sec += (time_t)whole;
+  ts.tv_nsec += (long)((t - whole) * 1e9);
+  if (ts.tv_nsec >= 1000000000L) {
+    ts.tv_sec++;
+    ts.tv_nsec -= 1000000000L;
+  }
+  return ts;
+}
+
+/* ------------------------------------------------------------- failures */
+
+static void fail_job(engine *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void fail_job(engine *e, int code, const char *fmt, ...)
+{
+  if (e->fail_code == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->fail_msg, sizeof e->fail_msg, fmt, ap);
+    va_end(ap);
+    e->fail_code = code;
+  }
+  e->stop = true;
+  pthread_cond_signal(&e->main_cv);
+}
+
+/* ------------------------------------------------------------- decisions */
+
+static worker *worker_at(engine *e, int node, int slot)
+{
+  if (node < 0 || node >= e->cluster->nnodes || slot < 0 || slot >= e->nslots[node])
+    return NULL;
+  return &e->workers[node][slot];
+}
+
+static void deliver(engine *e, const sl_decision *d)
+{
+  const sl_rows *mem;
+  char path[600], err[700];
+  sl_rows loaded;
+  sl_rows_init(&loaded);
+  sl_blob *b = sl_store_acquire(e->store, d->part, &mem, path, sizeof path);
+  if (!b) {
+    fail_job(e, SL_ESTATE, "partition %u reached the sink without its bytes", d->part);
+    return;
+  }
+  if (!mem) {
+    if (sl_store_read_spill(path, &loaded, err, sizeof err) < 0) {
+      fail_job(e, SL_EIO, "%s", err);
+      goto out_release;
+    }
+    mem = &loaded;
+  }
+  if (sl_sink_deliver(e->sink, mem) < 0)
+    fail_job(e, SL_ESTATE, "sink: %s", sl_sink_last_error(e->sink));
+out_release:
+  sl_rows_free(&loaded);
+  sl_store_release(e->store, b);
+  sl_store_drop(e->store, d->part);
+}
+
+/* Acts on every pending decision of the core. Called with the lock held;
+ * returns true when a LAUNCH landed on @p self (it runs it next). */
+static bool drain(engine *e, worker *self)
+{
+  sl_decision d;
+  bool mine = false;
+  while (sl_core_next(e->core, &d)) {
+    worker *w = worker_at(e, d.node, d.slot);
+    switch (d.kind) {
+    case SL_DEC_LAUNCH:
+      if (!w) {
+        fail_job(e, SL_ESTATE, "core launched on a slot that does not exist");
+        break;
+      }
+      w->has_next = true;
+      w->next = d;
+      if (w == self)
+        mine = true;
+      else
+        pthread_cond_signal(&w->cv);
+      break;
+    case SL_DEC_RESUME:
+      if (w && w->busy && w->current == d.task) {
+        w->resume = true;
+        pthread_cond_signal(&w->cv);
+      }
+      break;
+    case SL_DEC_CANCEL:
+      if (w && w->busy && w->current == d.task) {
+        atomic_store(&w->cancel, true);
+        w->killed = true; /* the core has already written it off */
+        pthread_cond_signal(&w->cv);
+      }
+      break;
+    case SL_DEC_DELIVER:
+      deliver(e, &d);
+      break;
+    case SL_DEC_DROP:
+      sl_store_drop(e->store, d.part);
+      break;
+    case SL_DEC_ROLLBACK:
+      sl_sink_rollback(e->sink, d.keep_split, (uint32_t)e->plan->ops[0].tasks);
+      break;
+    case SL_DEC_CHECKPOINT:
+      break; /* the sink keeps its state per split: nothing to copy */
+    case SL_DEC_DONE:
+      e->done = true;
+      pthread_cond_signal(&e->main_cv);
+      break;
+    case SL_DEC_FAIL:
+      fail_job(e, d.code, "%s", d.code == SL_EOOM ? "the partition store is full and spilling is off (--on-full oom)"
+                                                   : sl_strerror(d.code));
+      break;
+    }
+  }
+  return mine;
+}
+
+/* --------------------------------------------------------------- kernels */
+
+static sl_kernel *kernel_for(worker *w, int op, int member)
+{
+  engine *e = w->e;
+  sl_kernel **slot = &w->kernels[op][member];
+  if (*slot)
+    return *slot;
+  const sl_pop *pop = &e->plan->ops[op];
+  const sl_op_spec *spec = &e->plan->workload->ops[pop->first + member];
+  const sl_node_group *g = sl_cluster_node_group(e->cluster, w->node);
+  double speed = pop->gpu > 0 ? g->gpu_speed : g->cpu_speed;
+  sl_kernel_args a = {0};
+  a.params = spec->params;
+  a.nparams = spec->nparams;
+  a.seed = e->plan->workload->seed;
+  a.out_row_bytes = spec->out_row_bytes;
+  a.rows_out_per_row = spec->kind == SL_OP_SOURCE ? 1 : spec->rows_out_per_row;
+  a.time_per_row = spec->time_per_row / speed;
+  a.time_per_task = spec->time_per_task / speed;
+  if (spec->kind == SL_OP_SOURCE) {
+    /* a source's task time is spread over its rows, so its partitions come
+     * out as it runs, as the cost model and the simulator have them */
+    a.time_per_row += spec->time_per_task / speed / fmax(1, (double)spec->rows_per_task);
+    a.time_per_task = 0;
+  }
+  a.gpu_slot = pop->gpu > 0;
+  a.gpu_device = 0;
+  a.cancel = &w->cancel;
+  *slot = sl_kernel_new(spec->kernel, &a);
+  return *slot;
+}
+
+/* ------------------------------------------------------------ the task */
+
+typedef struct {
+  sl_task_id id;
+  int op;
+  int64_t rows_out, parts_out;
+  double bytes_out;
+  bool gone; /* the core no longer wants this attempt */
+} task_run;
+
+/* Hands a full output buffer to the core; waits while it says wait. */
+static int flush(worker *w, task_run *tr, sl_rows *out)
+{
+  engine *e = w->e;
+  int rc = 0;
+  int64_t rows = (int64_t)sl_rows_count(out);
+  double bytes = (double)sl_rows_bytes(out);
+  pthread_mutex_lock(&e->lock);
+  for (;;) {
+    if (atomic_load(&w->cancel) || e->stop) {
+      rc = SL_EINTR;
+      break;
+    }
+    sl_part_id pid;
+    sl_emit_fate fate;
+    rc = sl_core_emit(e->core, now_s(e), tr->id, rows, bytes, &pid, &fate);
+    if (rc == SL_EAGAIN) {
+      while (!w->resume && !atomic_load(&w->cancel) && !e->stop)
+        pthread_cond_wait(&w->cv, &e->lock);
+      w->resume = false;
+      continue;
+    }
+    if (rc == SL_ESTATE) {
+      tr->gone = true;
+      rc = SL_EINTR;
+      break;
+    }
+    if (rc < 0)
+      break;
+    char err[700];
+    if (fate == SL_EMIT_STORED)
+      rc = sl_store_put(e->store, pid, w->node, out);
+    else if (fate == SL_EMIT_SPILLED && (rc = sl_store_spill(e->store, pid, w->node, out, err, sizeof err)) < 0)
+      fail_job(e, SL_EIO, "%s", err);
+    sl_rows_reset(out);
+    tr->rows_out += rows;
+    tr->bytes_out += bytes;
+    tr->parts_out++;
+    break;
+  }
+  drain(e, w); /* a LAUNCH for us waits in w->next until this task ends */
+  pthread_mutex_unlock(&e->lock);
+  return rc;
+}
+
+/* Passes @p rows through fused members [from, nfused) into @p out. */
+static int through_members(worker *w, int op, int from, sl_rows *rows, sl_rows *out, int64_t *errored)
+{
+  const sl_pop *pop = &w->e->plan->ops[op];
+  sl_rows a, b;
+  sl_rows_init(&a);
+  sl_rows_init(&b);
+  sl_rows *cur = rows;
+  int rc = 0;
+  for (int m = from; m < pop->nfused && rc == 0; m++) {
+    sl_kernel *k = kernel_for(w, op, m);
+    if (!k) {
+      rc = SL_EKERNEL;
+      break;
+    }
+    sl_rows *dst = (m == pop->nfused - 1) ? out : (cur == &a ? &b : &a);
+    if (dst != out)
+      sl_rows_reset(dst);
+    size_t n = sl_rows_count(cur);
+    rc = sl_kernel_apply(k, cur, 0, n, dst);
+    if (rc == SL_EKERNEL && n > 1) {
+      /* find the bad row: apply row by row, skipping what fails */
+      rc = 0;
+      for (size_t i = 0; i < n && rc != SL_EINTR; i++) {
+        int r = sl_kernel_apply(k, cur, i, 1, dst);
+        if (r == SL_EKERNEL)
+          (*errored)++;
+        else if (r < 0)
+          rc = r;
+      }
+    } else if (rc == SL_EKERNEL) {
+      (*errored)++;
+      rc = 0;
+    }
+    cur = dst;
+  }
+  if (pop->nfused == from && rc == 0)
+    rc = sl_rows_append_range(out, rows, 0, sl_rows_count(rows));
+  sl_rows_free(&a);
+  sl_rows_free(&b);
+  return rc;
+}
+
+static int64_t chunk_rows(const engine *e, const sl_decision *d, double row_bytes, int batch)
+{
+  if (batch > 0)
+    return batch;
+  if (!isfinite(d->target_bytes) || row_bytes <= 0)
+    return INT64_MAX;
+  (void)e;
+  return (int64_t)fmax(1, floor(d->target_bytes / row_bytes));
+}
+
+static int note_errors(worker *w, int64_t errored, const sl_decision *d)
+{
+  if (errored == 0)
+    return 0;
+  engine *e = w->e;
+  pthread_mutex_lock(&e->lock);
+  e->errored_rows += errored;
+  bool over = e->errored_rows > e->opts->max_errored_rows;
+  if (over)
+    fail_job(e, SL_EKERNEL, "operator '%s' rejected %lld rows (more than --max-errored-rows %lld); task %u",
+             e->plan->ops[d->op].name, (long long)e->errored_rows, (long long)e->opts->max_errored_rows,
+             d->task);
+  pthread_mutex_unlock(&e->lock);
+  return over ? SL_EKERNEL : 0;
+}
+
+static int run_source(worker *w, const sl_decision *d, task_run *tr, sl_rows *out)
+{
+  engine *e = w->e;
+  const sl_pop *pop = &e->plan->ops[d->op];
+  sl_kernel *gen = kernel_for(w, d->op, 0);
+  if (!gen)
+    return SL_EKERNEL;
+  int64_t per = chunk_rows(e, d, pop->out_row_bytes / fmax(pop->rows_out_per_row, 1e-9), 0);
+  int64_t first = d->split * pop->rows_per_task;
+  sl_rows chunk;
+  sl_rows_init(&chunk);
+  int rc = 0;
+  int64_t errored = 0;
+  for (int64_t done = 0; done < d->rows && rc == 0;) {
+    int64_t n = d->rows - done < per ? d->rows - done : per;
+    sl_rows_reset(&chunk);
+    rc = sl_kernel_generate(gen, (uint32_t)d->split, first + done, n, &chunk);
+    if (rc == 0)
+      rc = through_members(w, d->op, 1, &chunk, out, &errored);
+    if (rc == 0)
+      rc = note_errors(w, errored, d);
+    errored = 0;
+    done += n;
+    if (rc == 0 && sl_rows_bytes(out) >= d->target_bytes)
+      rc = flush(w, tr, out);
+  }
+  sl_rows_free(&chunk);
+  return rc;
+}
+
+static int run_map(worker *w, const sl_decision *d, task_run *tr, sl_rows *out)
+{
+  engine *e = w->e;
+  const sl_pop *pop = &e->plan->ops[d->op];
+  int64_t per = chunk_rows(e, d, pop->out_row_bytes * pop->rows_out_per_row, pop->batch_size);
+  sl_blob *held[256];
+  const sl_rows *ins[256];
+  sl_rows loaded[256];
+  int n = d->ninputs < 256 ? d->ninputs : 256;
+  int rc = 0;
+  char path[600], err[700];
+  pthread_mutex_lock(&e->lock);
+  for (int i = 0; i < n; i++) {
+    held[i] = sl_store_acquire(e->store, d->inputs[i], &ins[i], path, sizeof path);
+    sl_rows_init(&loaded[i]);
+    if (!held[i]) {
+      rc = SL_ESTATE;
+      fail_job(e, rc, "task %u of '%s' found input partition %u missing", d->task, pop->name, d->inputs[i]);
+      n = i;
+      break;
+    }
+    if (!ins[i]) {
+      pthread_mutex_unlock(&e->lock); /* file I/O outside the lock */
+      rc = sl_store_read_spill(path, &loaded[i], err, sizeof err);
+      pthread_mutex_lock(&e->lock);
+      if (rc < 0) {
+        fail_job(e, SL_EIO, "%s", err);
+        n = i + 1;
+        break;
+      }
+      ins[i] = &loaded[i];
+    }
+  }
+  pthread_mutex_unlock(&e->lock);
+  sl_rows chunk;
+  sl_rows_init(&chunk);
+  int64_t errored = 0;
+  /* an all-to-all reducer reads its share of every input */
+  int64_t reducers = pop->kind == SL_OP_ALL_TO_ALL && pop->tasks > 0 ? pop->tasks : 1;
+  int64_t share = reducers > 1 ? (int64_t)(d->task % (uint32_t)reducers) : 0;
+  for (int i = 0; i < n && rc == 0; i++) {
+    size_t rows = sl_rows_count(ins[i]);
+    for (size_t at = 0; at < rows && rc == 0;) {
+      size_t take = rows - at < (size_t)per ? rows - at : (size_t)per;
+      sl_rows_reset(&chunk);
+      for (size_t r = at; r < at + take; r++)
+        if (reducers == 1 || sl_rows_id(ins[i], r) % reducers == share)
+          rc = rc ? rc : sl_rows_append_range(&chunk, ins[i], r, 1);
+      if (rc == 0)
+        rc = through_members(w, d->op, 0, &chunk, out, &errored);
+      if (rc == 0)
+        rc = note_errors(w, errored, d);
+      errored = 0;
+      at += take;
+      if (rc == 0 && sl_rows_bytes(out) >= d->target_bytes)
+        rc = flush(w, tr, out);
+    }
+  }
+  sl_rows_free(&chunk);
+  pthread_mutex_lock(&e->lock);
+  for (int i = 0; i < n; i++) {
+    sl_store_release(e->store, held[i]);
+    sl_rows_free(&loaded[i]);
+  }
+  pthread_mutex_unlock(&e->lock);
+  return rc;
+}
+
+static void record(worker *w, const sl_decision *d, const task_run *tr, double start, double end,
+                   sl_task_status st)
+{
+  sl_task_record r = {.task = d->task, .origin = d->task, .attempt = d->attempt, .op = d->op,
+                      .node = d->node, .slot = d->slot, .start_s = start, .end_s = end,
+                      .rows_in = d->rows, .bytes_in = d->bytes, .rows_out = tr->rows_out,
+                      .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st};
+  sl_recorder_task(w->e->rec, &r);
+}
+
+/* Runs one task; called without the lock, returns with it held. */
+static void run_task(worker *w, const sl_decision *d)
+{
+  engine *e = w->e;
+  task_run tr = {.id = d->task, .op = d->op};
+  double start = now_s(e);
+  sl_rows out;
+  sl_rows_init(&out);
+  int rc = 0;
+  const sl_pop *pop = &e->plan->ops[d->op];
+  for (int m = 0; m < pop->nfused && rc == 0; m++) {
+    sl_kernel *k = kernel_for(w, d->op, m);
+    rc = k ? sl_kernel_begin_task(k) : SL_EKERNEL;
+  }
+  if (rc == 0)
+    rc = pop->kind == SL_OP_SOURCE ? run_source(w, d, &tr, &out) : run_map(w, d, &tr, &out);
+  if (rc == 0 && sl_rows_count(&out) > 0)
+    rc = flush(w, &tr, &out);
+  sl_rows_free(&out);
+  pthread_mutex_lock(&e->lock);
+  double end = now_s(e);
+  if (rc == 0) {
+    sl_core_finished(e->core, end, d->task);
+    record(w, d, &tr, start, end, SL_TASK_DONE);
+  } else {
+    if (rc == SL_EKERNEL && !e->stop)
+      fail_job(e, SL_EKERNEL, "operator '%s' task %u: cannot build its kernel", pop->name, d->task);
+    if (!w->killed && !tr.gone)
+      sl_core_failed(e->core, end, d->task);
+    record(w, d, &tr, start, end, w->killed || tr.gone ? SL_TASK_CANCELLED : SL_TASK_FAILED);
+  }
+}
+
+static void *worker_main(void *arg)
+{
+  worker *w = arg;
+  engine *e = w->e;
+  pthread_mutex_lock(&e->lock);
+  for (;;) {
+    while (!w->has_next && !e->stop)
+      pthread_cond_wait(&w->cv, &e->lock);
+    if (e->stop)
+      break;
+    sl_decision d = w->next;
+    w->has_next = false;
+    w->busy = true;
+    w->current = d.task;
+    w->current_op = d.op;
+    w->resume = false;
+    w->killed = false;
+    atomic_store(&w->cancel, false);
+    pthread_mutex_unlock(&e->lock);
+    run_task(w, &d); /* returns with the lock held */
+    w->busy = false;
+    drain(e, w);
+  }
+  pthread_mutex_unlock(&e->lock);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- faults */
+
+static void inject(engine *e, const sl_fault *f, double now)
+{
+  switch (f->kind) {
+  case SL_FAULT_KILL: {
+    /* the worker dies with its task; a fresh worker takes over its slot */
+    worker *victim = NULL;
+    for (int n = 0; n < e->cluster->nnodes && !victim; n++)
+      for (int s = 0; s < e->nslots[n] && !victim; s++) {
+        worker *w = &e->workers[n][s];
+        if (w->busy && !w->killed && sl_core_task_live(e->core, w->current) &&
+            (f->op < 0 || w->current_op == f->op))
+          victim = w;
+      }
+    if (victim) {
+      atomic_store(&victim->cancel, true);
+      victim->killed = true;
+      sl_core_failed(e->core, now, victim->current);
+      pthread_cond_signal(&victim->cv);
+    }
+    break;
+  }
+  case SL_FAULT_LOSE:
+    for (int s = 0; s < e->nslots[f->node]; s++) {
+      worker *w = &e->workers[f->node][s];
+      if (w->busy) {
+        atomic_store(&w->cancel, true);
+        w->killed = true;
+        pthread_cond_signal(&w->cv);
+      }
+    }
+    sl_core_node_lost(e->core, now, f->node);
+    sl_store_drop_node(e->store, f->node);
+    break;
+  case SL_FAULT_JOIN:
+    sl_core_node_joined(e->core, now, f->node);
+    break;
+  }
+  drain(e, NULL);
+}
+
+/* -------------------------------------------------------------- progress */
+
+static void progress_line(engine *e, double now)
+{
+  sl_core_stats st;
+  sl_core_get_stats(e->core, &st);
+  double rate = now > e->last_progress_t ? (st.rows_delivered - e->last_progress_rows) /
+                                               (now - e->last_progress_t)
+                                         : 0;
+  e->last_progress_rows = st.rows_delivered;
+  e->last_progress_t = now;
+  char ops[512] = "", bp[256] = "";
+  size_t o = 0, b = 0;
+  for (int i = 0; i < e->plan->nops; i++) {
+    sl_core_op_stats os;
+    sl_core_get_op_stats(e->core, i, &os);
+    o += (size_t)snprintf(ops + o, o < sizeof ops ? sizeof ops - o : 0, " %s:%d", e->plan->ops[i].name,
+                          os.running);
+    if (os.waiting > 0)
+      b += (size_t)snprintf(bp + b, b < sizeof bp ? sizeof bp - b : 0, " %s", e->plan->ops[i].name);
+  }
+  double budget = 0;
+  for (int n = 0; n < e->cluster->nnodes; n++)
+    budget += sl_cluster_node_group(e->cluster, n)->store_bytes;
+  fprintf(stderr, "\r\033[K%6.1fs rows %.0f/%.0f %.1f rows/s mem %.0f/%.0f MB running%s%s%s", now,
+          st.rows_delivered, e->plan->sink_rows, rate, st.store_bytes / 1e6, budget / 1e6, ops,
+          b ? " backpressured:" : "", bp);
+  fflush(stderr);
+}
+
+/* ----------------------------------------------------------------- setup */
+
+static int start_workers(engine *e, char *err, size_t errlen)
+{
+  int nn = e->cluster->nnodes;
+  e->workers = calloc(nn, sizeof *e->workers);
+  e->nslots = calloc(nn, sizeof *e->nslots);
+  if (!e->workers || !e->nslots)
+    goto out_nomem;
+  for (int n = 0; n < nn; n++) {
+    e->nslots[n] = sl_core_node_slots(e->core, n);
+    e->workers[n] = calloc(e->nslots[n] > 0 ? e->nslots[n] : 1, sizeof **e->workers);
+    if (!e->workers[n])
+      goto out_nomem;
+    for (int s = 0; s < e->nslots[n]; s++) {
+      worker *w = &e->workers[n][s];
+      w->e = e;
+      w->node = n;
+      w->slot = s;
+      pthread_cond_init(&w->cv, NULL);
+      atomic_init(&w->cancel, false);
+      if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+        snprintf(err, errlen, "cannot start worker thread: %s", strerror(errno));
+        e->nslots[n] = s; /* only the started ones are joined */
+        return SL_ENOMEM;
+      }
+    }
+  }
+  return 0;
+out_nomem:
+  snprintf(err, errlen, "out of memory");
+  return SL_ENOMEM;
+}
+
+static void stop_workers(engine *e)
+{
+  pthread_mutex_lock(&e->lock);
+  e->stop = true;
+  for (int n = 0; e->workers && n < e->cluster->nnodes; n++)
+    for (int s = 0; s < e->nslots[n]; s++) {
+      atomic_store(&e->workers[n][s].cancel, true);
+      pthread_cond_signal(&e->workers[n][s].cv);
+    }
+  pthread_mutex_unlock(&e->lock);
+  for (int n = 0; e->workers && n < e->cluster->nnodes; n++) {
+    for (int s = 0; s < e->nslots[n]; s++) {
+      worker *w = &e->workers[n][s];
+      pthread_join(w->thread, NULL);
+      pthread_cond_destroy(&w->cv);
+      for (int op = 0; op < SL_MAX_OPS; op++)
+        for (int m = 0; m < MAX_MEMBERS; m++)
+          sl_kernel_free(w->kernels[op][m]);
+    }
+    free(e->workers[n]);
+  }
+  free(e->workers);
+  free(e->nslots);
+  e->workers = NULL;
+}
+
+void sl_exec_opts_default(sl_exec_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  sl_core_opts_default(&o->core);
+  o->out_dir = "runs/last";
+  o->sample_period_s = 0.1;
+  o->max_errored_rows = 0;
+}
+
+static bool has_gpu_op(const sl_plan *p)
+{
+  for (int i = 0; i < p->nops; i++)
+    if (p->ops[i].gpu > 0)
+      return true;
+  return false;
+}
+
+static void fill_summary(engine *e, sl_summary *s, double jct)
+{
+  memset(s, 0, sizeof *s);
+  sl_summary_from_core(s, e->core);
+  snprintf(s->workload, sizeof s->workload, "%s", e->plan->workload->name);
+  snprintf(s->cluster, sizeof s->cluster, "%s", e->cluster->name);
+  snprintf(s->model, sizeof s->model, "%s", sl_core_opts_model_name(&e->opts->core));
+  snprintf(s->engine, sizeof s->engine, "executor");
+  snprintf(s->accelerator, sizeof s->accelerator, "%s",
+           !has_gpu_op(e->plan) ? "none" : e->gpu_present ? "cuda" : "emulated");
+  s->jct_s = jct;
+  s->rows = (double)sl_sink_rows(e->sink);
+  s->expected_rows = e->plan->sink_rows;
+  s->throughput_rows_s = jct > 0 ? s->rows / jct : 0;
+  sl_bound b;
+  if (sl_bound_compute(e->plan, e->cluster, &b) == 0) {
+    s->bound_s = b.jct_s;
+    s->pct_of_bound = jct > 0 ? 100.0 * b.jct_s / jct : 0;
+  }
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  s->peak_rss_bytes = (double)ru.ru_maxrss * 1024.0;
+  s->sink_checksum = sl_sink_checksum(e->sink);
+  s->errored_rows = e->errored_rows;
+  s->complete = e->done && e->fail_code == 0;
+  if (e->fail_code == SL_EOOM)
+    s->oom = true;
+  if (!s->complete)
+    snprintf(s->note, sizeof s->note, "%.150s", e->fail_msg[0] ? e->fail_msg : "interrupted");
+}
+
+/* The main thread: ticks the core, samples, injects failures, watches for
+ * interruption and stalls. Holds the lock except while waiting. */
+static void supervise(engine *e)
+{
+  const sl_exec_opts *o = e->opts;
+  double next_sample = 0, next_progress = 0.5;
+  int next_fault = 0;
+  double last_rows = -1, last_change = 0;
+  pthread_mutex_lock(&e->lock);
+  sl_core_start(e->core, 0);
+  drain(e, NULL);
+  while (!e->done && !e->stop) {
+    double wake = fmin(sl_core_wakeup(e->core), next_sample);
+    if (next_fault < o->faults.n)
+      wake = fmin(wake, o->faults.ev[next_fault].at_s);
+    wake = fmin(wake, now_s(e) + 0.05); /* notice signals promptly */
+    struct timespec ts = abs_time(e, wake);
+    pthread_cond_timedwait(&e->main_cv, &e->lock, &ts);
+    double now = now_s(e);
+    if (o->interrupted && *o->interrupted) {
+      fail_job(e, SL_EINTR, "interrupted by a signal");
+      break;
+    }
+    while (next_fault < o->faults.n && o->faults.ev[next_fault].at_s <= now)
+      inject(e, &o->faults.ev[next_fault++], now);
+    if (sl_core_wakeup(e->core) <= now) {
+      sl_core_tick(e->core, now);
+      drain(e, NULL);
+    }
+    if (now >= next_sample) {
+      sl_recorder_sample(e->rec, now, e->core);
+      next_sample = now + o->sample_period_s;
+    }
+    if (o->progress && now >= next_progress) {
+      progress_line(e, now);
+      next_progress = now + 0.5;
+    }
+    sl_core_stats st;
+    sl_core_get_stats(e->core, &st);
+    double progress_mark = st.rows_delivered + (double)st.tasks_finished;
+    if (progress_mark != last_rows) {
+      last_rows = progress_mark;
+      last_change = now;
+    } else if (o->stall_timeout_s > 0 && now - last_change > o->stall_timeout_s) {
+      int stuck = 0;
+      int64_t most = -1;
+      for (int i = 0; i < e->plan->nops; i++) {
+        sl_core_op_stats os;
+        sl_core_get_op_stats(e->core, i, &os);
+        if (os.running + os.queued_parts > most) {
+          most = os.running + os.queued_parts;
+          stuck = i;
+        }
+      }
+      fail_job(e, SL_ESTALL, "no progress for %.1f s; operator '%s' is stuck", now - last_change,
+               e->plan->ops[stuck].name);
+    }
+  }
+  sl_recorder_sample(e->rec, now_s(e), e->core);
+  pthread_mutex_unlock(&e->lock);
+  if (o->progress)
+    fprintf(stderr, "\n");
+}
+
+int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_opts *opts,
+                sl_summary *summary, char *err, size_t errlen)
+{
+  engine e = {.plan = plan, .cluster = cluster, .opts = opts};
+  char spill[600], cerr[512];
+  int rc = 0;
+  clock_gettime(CLOCK_MONOTONIC, &e.t0);
+  pthread_mutex_init(&e.lock, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&e.main_cv, &ca);
+  pthread_condattr_destroy(&ca);
+  e.gpu_present = sl_cuda_device_count() > 0;
+  snprintf(spill, sizeof spill, "%s", opts->spill_dir ? opts->spill_dir : "");
+  if (!opts->spill_dir)
+    snprintf(spill, sizeof spill, "%s/spill", opts->out_dir);
+  e.core = sl_core_new(plan, cluster, &opts->core, cerr, sizeof cerr);
+  if (!e.core) {
+    snprintf(err, errlen, "%s", cerr);
+    rc = strstr(cerr, "store budget") ? SL_EOOM : SL_EINVAL;
+    goto out_destroy;
+  }
+  e.store = sl_store_new(cluster->nnodes, spill);
+  e.sink = sl_sink_new();
+  e.rec = sl_recorder_new(plan, cluster, true);
+  if (!e.store || !e.sink || !e.rec) {
+    snprintf(err, errlen, "out of memory");
+    rc = SL_ENOMEM;
+    goto out_free;
+  }
+  if ((rc = start_workers(&e, err, errlen)) < 0) {
+    stop_workers(&e);
+    goto out_free;
+  }
+  supervise(&e);
+  double jct = now_s(&e);
+  stop_workers(&e);
+  fill_summary(&e, summary, jct);
+  if (summary->complete && summary->rows != summary->expected_rows) {
+    summary->complete = false;
+    snprintf(summary->note, sizeof summary->note, "the sink got %.0f rows of %.0f", summary->rows,
+             summary->expected_rows);
+    e.fail_code = SL_ESTATE;
+  }
+  if (sl_recorder_write(e.rec, summary, opts->out_dir, err, errlen) < 0) {
+    rc = SL_EIO;
+    goto out_free;
+  }
+  rc = e.fail_code;
+  if (rc)
+    snprintf(err, errlen, "%s", summary->note);
+out_free:
+  sl_recorder_free(e.rec);
+  sl_sink_free(e.sink);
+  sl_store_free(e.store);
+  sl_core_free(e.core);
+out_destroy:
+  pthread_cond_destroy(&e.main_cv);
+  pthread_mutex_destroy(&e.lock);
+  return rc;
+}
+
+/* ---------------------------------------------------------- local cluster */
+
+int sl_exec_local_cluster(sl_cluster *out, double store_bytes)
+{
+  memset(out, 0, sizeof *out);
+  hwloc_topology_t topo;
+  int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (hwloc_topology_init(&topo) == 0) {
+    if (hwloc_topology_load(topo) == 0) {
+      int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+      if (n > 0)
+        cores = n;
+    }
+    hwloc_topology_destroy(topo);
+  }
+  /* hwloc's NUMA memory can undercount on VMs with hot-plugged memory */
+  double memory = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  snprintf(out->name, sizeof out->name, "local");
+  snprintf(out->path, sizeof out->path, "(this machine)");
+  out->backbone_bps = 1.25e10;
+  out->latency_s = 0;
+  out->ngroups = 1;
+  sl_node_group *g = &out->groups[0];
+  snprintf(g->name, sizeof g->name, "local");
+  g->count = 1;
+  g->cpu = cores > 0 ? cores : 1;
+  g->gpu = sl_cuda_device_count();
+  g->memory_bytes = memory;
+  g->store_bytes = store_bytes > 0 ? store_bytes : 0.3 * memory;
+  g->cpu_speed = g->gpu_speed = 1;
+  g->nic_bps = 1.25e9;
+  return sl_cluster_expand(out);
+}

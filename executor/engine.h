@@ -1,0 +1,51 @@
+/**
+ * @file engine.h
+ * @brief The real executor: runs a plan on this machine with worker
+ *        threads, real buffers, real kernels and the wall clock, asking the
+ *        scheduling core for every decision.
+ *
+ * Virtual nodes come from the cluster spec (or sl_exec_local_cluster());
+ * each node has one worker thread per slot the core asks for, so slots are
+ * logical: eight CPU slots of a sleep-bound operator run on two cores.
+ */
+#ifndef SL_EXEC_ENGINE_H
+#define SL_EXEC_ENGINE_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "models/core.h"
+#include "models/faults.h"
+#include "results/record.h"
+
+typedef struct {
+  sl_core_opts core;
+  const char *out_dir;        /**< summary.csv, timeline.csv, tasks.csv */
+  const char *spill_dir;      /**< NULL: OUT_DIR/spill */
+  sl_fault_schedule faults;
+  double sample_period_s;     /**< timeline resolution (0.1 s) */
+  bool progress;              /**< a progress line on stderr */
+  double stall_timeout_s;     /**< fail a run without progress this long; 0 = never */
+  int64_t max_errored_rows;   /**< rows a kernel may reject before the run fails */
+  const volatile sig_atomic_t *interrupted; /**< set by a signal handler */
+} sl_exec_opts;
+
+void sl_exec_opts_default(sl_exec_opts *o);
+
+/**
+ * @brief Runs @p plan on @p cluster. Fills @p summary (also written to
+ *        opts->out_dir with the other files, even for an incomplete run).
+ * @return 0 when the job completed; SL_EOOM, SL_EINTR, SL_EKERNEL,
+ *         SL_ESTALL or SL_EIO otherwise, with a message in @p err.
+ */
+int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_opts *opts,
+                sl_summary *summary, char *err, size_t errlen);
+
+/**
+ * @brief One virtual node describing this machine: cores (hwloc), memory,
+ *        CUDA devices as GPU slots, and @p store_bytes of partition store
+ *        (0: 30% of memory). Free with sl_cluster_free().
+ */
+int sl_exec_local_cluster(sl_cluster *out, double store_bytes);
+
+#endif

@@ -1,0 +1,240 @@
+#include "store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "models/error.h"
+
+/* The bytes of one version of a partition. A partition regenerated after
+ * a loss gets a new blob while readers may still hold the old one. */
+struct sl_blob_s {
+  sl_rows rows;
+  bool spilled;
+  int refs; /* the store's own reference plus one per reader */
+  char path[600];
+};
+
+typedef struct {
+  sl_blob *b;
+  int node;
+  double bytes; /* counted in node_bytes while in memory */
+} entry;
+
+struct sl_store_s {
+  entry *e;
+  uint32_t cap;
+  int nnodes;
+  double *node_bytes;
+  double peak;
+  char dir[512];
+  bool dir_made;
+};
+
+sl_store *sl_store_new(int nnodes, const char *spill_dir)
+{
+  sl_store *s = calloc(1, sizeof *s);
+  if (!s)
+    return NULL;
+  s->nnodes = nnodes;
+  s->node_bytes = calloc(nnodes, sizeof *s->node_bytes);
+  if (!s->node_bytes) {
+    free(s);
+    return NULL;
+  }
+  snprintf(s->dir, sizeof s->dir, "%s", spill_dir);
+  return s;
+}
+
+static void blob_unref(sl_blob *b)
+{
+  if (--b->refs > 0)
+    return;
+  sl_rows_free(&b->rows);
+  if (b->spilled)
+    unlink(b->path);
+  free(b);
+}
+
+void sl_store_drop(sl_store *s, sl_part_id id)
+{
+  if (id >= s->cap || !s->e[id].b)
+    return;
+  entry *e = &s->e[id];
+  if (!e->b->spilled)
+    s->node_bytes[e->node] -= e->bytes;
+  blob_unref(e->b);
+  memset(e, 0, sizeof *e);
+}
+
+void sl_store_free(sl_store *s)
+{
+  if (!s)
+    return;
+  for (uint32_t i = 0; i < s->cap; i++)
+    sl_store_drop(s, i);
+  if (s->dir_made)
+    rmdir(s->dir);
+  free(s->e);
+  free(s->node_bytes);
+  free(s);
+}
+
+static entry *slot(sl_store *s, sl_part_id id)
+{
+  if (id >= s->cap) {
+    uint32_t ncap = s->cap ? s->cap : 1024;
+    while (ncap <= id)
+      ncap *= 2;
+    entry *n = realloc(s->e, sizeof *n * ncap);
+    if (!n)
+      return NULL;
+    memset(n + s->cap, 0, sizeof *n * (ncap - s->cap));
+    s->e = n;
+    s->cap = ncap;
+  }
+  sl_store_drop(s, id); /* a partition regenerated after its loss */
+  return &s->e[id];
+}
+
+static sl_blob *blob_new(void)
+{
+  sl_blob *b = calloc(1, sizeof *b);
+  if (b) {
+    sl_rows_init(&b->rows);
+    b->refs = 1;
+  }
+  return b;
+}
+
+int sl_store_put(sl_store *s, sl_part_id id, int node, sl_rows *rows)
+{
+  entry *e = slot(s, id);
+  sl_blob *b = e ? blob_new() : NULL;
+  if (!b)
+    return SL_ENOMEM;
+  sl_rows_move(&b->rows, rows);
+  e->b = b;
+  e->node = node;
+  e->bytes = (double)sl_rows_bytes(&b->rows);
+  s->node_bytes[node] += e->bytes;
+  if (s->node_bytes[node] > s->peak)
+    s->peak = s->node_bytes[node];
+  return 0;
+}
+
+static bool write_rows(FILE *f, const sl_rows *rows)
+{
+  uint64_t n = sl_rows_count(rows);
+  bool ok = fwrite(&n, sizeof n, 1, f) == 1;
+  for (size_t i = 0; ok && i < n; i++) {
+    int64_t rid = sl_rows_id(rows, i);
+    uint32_t split = sl_rows_split(rows, i), len = (uint32_t)sl_rows_len(rows, i);
+    ok = fwrite(&rid, sizeof rid, 1, f) == 1 && fwrite(&split, sizeof split, 1, f) == 1 &&
+         fwrite(&len, sizeof len, 1, f) == 1 &&
+         (len == 0 || fwrite(sl_rows_payload(rows, i), len, 1, f) == 1);
+  }
+  return ok;
+}
+
+/* File layout: row count, then per row id, split, length, payload. */
+int sl_store_spill(sl_store *s, sl_part_id id, int node, sl_rows *rows, char *err, size_t errlen)
+{
+  if (!s->dir_made) {
+    if (mkdir(s->dir, 0777) != 0 && errno != EEXIST) {
+      snprintf(err, errlen, "%s: cannot create spill directory: %s", s->dir, strerror(errno));
+      return SL_EIO;
+    }
+    s->dir_made = true;
+  }
+  entry *e = slot(s, id);
+  sl_blob *b = e ? blob_new() : NULL;
+  if (!b)
+    return SL_ENOMEM;
+  /* a new name per version: an old reader may still have the old file open */
+  static unsigned version;
+  snprintf(b->path, sizeof b->path, "%s/part-%u-%u.bin", s->dir, id, version++);
+  errno = 0;
+  FILE *f = fopen(b->path, "wb");
+  bool ok = f && write_rows(f, rows);
+  ok = f && fflush(f) == 0 && ok;
+  ok = f && fclose(f) == 0 && ok;
+  if (!ok) {
+    snprintf(err, errlen, "%s: cannot spill partition: %s", b->path,
+             strerror(errno ? errno : EIO));
+    unlink(b->path);
+    free(b);
+    return SL_EIO;
+  }
+  b->spilled = true;
+  e->b = b;
+  e->node = node;
+  e->bytes = (double)sl_rows_bytes(rows);
+  sl_rows_reset(rows);
+  return 0;
+}
+
+int sl_store_read_spill(const char *path, sl_rows *out, char *err, size_t errlen)
+{
+  errno = 0;
+  FILE *f = fopen(path, "rb");
+  uint64_t n = 0;
+  if (!f || fread(&n, sizeof n, 1, f) != 1)
+    goto out_error;
+  for (uint64_t i = 0; i < n; i++) {
+    int64_t rid;
+    uint32_t split, len;
+    if (fread(&rid, sizeof rid, 1, f) != 1 || fread(&split, sizeof split, 1, f) != 1 ||
+        fread(&len, sizeof len, 1, f) != 1)
+      goto out_error;
+    uint8_t *p = sl_rows_add(out, rid, split, len);
+    if (!p || (len && fread(p, len, 1, f) != 1))
+      goto out_error;
+  }
+  fclose(f);
+  return 0;
+out_error:
+  snprintf(err, errlen, "%s: cannot read spilled partition: %s", path,
+           errno ? strerror(errno) : "truncated file");
+  if (f)
+    fclose(f);
+  return SL_EIO;
+}
+
+sl_blob *sl_store_acquire(sl_store *s, sl_part_id id, const sl_rows **mem, char *path, size_t n)
+{
+  if (id >= s->cap || !s->e[id].b)
+    return NULL;
+  sl_blob *b = s->e[id].b;
+  b->refs++;
+  *mem = b->spilled ? NULL : &b->rows;
+  if (b->spilled)
+    snprintf(path, n, "%s", b->path);
+  return b;
+}
+
+void sl_store_release(sl_store *s, sl_blob *b)
+{
+  (void)s;
+  blob_unref(b);
+}
+
+void sl_store_drop_node(sl_store *s, int node)
+{
+  for (uint32_t i = 0; i < s->cap; i++)
+    if (s->e[i].b && s->e[i].node == node)
+      sl_store_drop(s, i);
+}
+
+double sl_store_node_bytes(const sl_store *s, int node)
+{
+  return s->node_bytes[node];
+}
+
+double sl_store_peak_node_bytes(const sl_store *s)
+{
+  return s->peak;
+}

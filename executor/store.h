@@ -1,0 +1,57 @@
+/**
+ * @file store.h
+ * @brief The executor's partition store: real buffers, one entry per
+ *        partition id the core hands out, in memory or spilled to a local
+ *        directory with real file I/O.
+ *
+ * Not thread-safe: the engine calls it under its lock. Buffers are
+ * immutable once stored, so a task may read an acquired partition without
+ * the lock; an entry dropped while read is freed by the last release.
+ */
+#ifndef SL_EXEC_STORE_H
+#define SL_EXEC_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/core.h"
+#include "workloads/kernels.h"
+
+typedef struct sl_store_s sl_store;
+
+/** @brief A store for @p nnodes nodes spilling into @p spill_dir (created on
+ *  first spill, removed by sl_store_free()). NULL on no memory. */
+sl_store *sl_store_new(int nnodes, const char *spill_dir);
+void sl_store_free(sl_store *s);
+
+/** @brief Keeps @p rows (moved in, @p rows left empty) as partition @p id on @p node. */
+int sl_store_put(sl_store *s, sl_part_id id, int node, sl_rows *rows);
+
+/** @brief Writes @p rows to disk as partition @p id; @p rows is reset.
+ *  SL_EIO (message in @p err) when the disk refuses. */
+int sl_store_spill(sl_store *s, sl_part_id id, int node, sl_rows *rows, char *err, size_t errlen);
+
+/** @brief A pinned partition: its bytes stay until released, even when the
+ *  store forgets the partition meanwhile. */
+typedef struct sl_blob_s sl_blob;
+
+/** @brief Pins partition @p id for reading. In memory: *mem points at its
+ *  rows. Spilled: *mem is NULL and @p path gets the file to read. NULL when
+ *  the store has no such partition. */
+sl_blob *sl_store_acquire(sl_store *s, sl_part_id id, const sl_rows **mem, char *path, size_t n);
+void sl_store_release(sl_store *s, sl_blob *b);
+
+/** @brief Forgets partition @p id (freed once no reader holds it). */
+void sl_store_drop(sl_store *s, sl_part_id id);
+
+/** @brief Forgets every partition on @p node: the node is lost. */
+void sl_store_drop_node(sl_store *s, int node);
+
+/** @brief Bytes held in memory on @p node, counted from the buffers. */
+double sl_store_node_bytes(const sl_store *s, int node);
+double sl_store_peak_node_bytes(const sl_store *s);
+
+/** @brief Reads a spilled partition file into @p out. 0 or SL_EIO. */
+int sl_store_read_spill(const char *path, sl_rows *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,42 @@
+/**
+ * @file faults.h
+ * @brief Failure schedules: what fails when, for both engines.
+ *
+ * Text form, comma separated: `kill@15s` (a running task, any operator),
+ * `kill:transform@15s` (a running task of that operator), `lose:1@900s`
+ * (node 1 is lost: its partitions and running tasks with it),
+ * `join:1@1800s` (node 1 comes back, empty). Times take units (s, ms, min).
+ */
+#ifndef SL_FAULTS_H
+#define SL_FAULTS_H
+
+#include <stddef.h>
+
+#include "plan.h"
+
+#define SL_MAX_FAULTS 64
+
+typedef enum { SL_FAULT_KILL, SL_FAULT_LOSE, SL_FAULT_JOIN } sl_fault_kind;
+
+typedef struct {
+  sl_fault_kind kind;
+  double at_s;
+  int op;   /**< KILL: physical operator, -1 = any */
+  int node; /**< LOSE, JOIN */
+  int seq;  /**< position in the text: equal times keep their order */
+} sl_fault;
+
+typedef struct {
+  int n;
+  sl_fault ev[SL_MAX_FAULTS];
+} sl_fault_schedule;
+
+/**
+ * @brief Parses @p text for @p plan on a cluster of @p nnodes nodes into
+ *        @p out, sorted by time. Operator names may be any fused member's
+ *        name. Returns 0 or SL_EPARSE with a message in @p err.
+ */
+int sl_faults_parse(const char *text, const sl_plan *plan, int nnodes, sl_fault_schedule *out,
+                    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,77 @@
+/**
+ * @file record.h
+ * @brief What a run leaves behind, the same for the executor and the
+ *        simulator: summary.csv, timeline.csv and tasks.csv in one folder.
+ *
+ * The engine feeds a recorder as it runs (one record per task attempt, a
+ * timeline sample now and then) and fills the summary at the end;
+ * sl_recorder_write() writes every file under a temporary name and renames
+ * it, so an interrupted run never leaves a half file that looks whole.
+ * CSV goes through libcsv.
+ */
+#ifndef SL_RECORD_H
+#define SL_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/core.h"
+
+typedef enum { SL_TASK_DONE, SL_TASK_FAILED, SL_TASK_CANCELLED } sl_task_status;
+
+/** @brief One task attempt. */
+typedef struct {
+  uint32_t task, origin;
+  int attempt, op, node, slot;
+  double start_s, end_s;
+  int64_t rows_in, rows_out;
+  double bytes_in, bytes_out;
+  int parts_out;
+  sl_task_status status;
+} sl_task_record;
+
+/** @brief The one-row summary. Columns are listed in record.c. */
+typedef struct {
+  char workload[64], cluster[64], model[32], engine[16], accelerator[16];
+  double jct_s, throughput_rows_s, bound_s, pct_of_bound;
+  double peak_store_bytes, store_budget_bytes, peak_rss_bytes, spilled_bytes;
+  int64_t tasks, retried_tasks, lost_partitions, checkpoints, rollbacks;
+  double rows, expected_rows, first_output_s;
+  bool oom, complete;
+  uint64_t sink_checksum;
+  int64_t errored_rows;
+  char note[160];  /**< why a run is incomplete, empty otherwise */
+} sl_summary;
+
+typedef struct sl_recorder_s sl_recorder;
+
+/** @brief A recorder for a run of @p plan on @p cluster (both borrowed).
+ *  @p keep_tasks false records no tasks.csv rows (huge simulations). */
+sl_recorder *sl_recorder_new(const sl_plan *plan, const sl_cluster *cluster, bool keep_tasks);
+void sl_recorder_free(sl_recorder *r);
+
+/** @brief Records one attempt. Returns 0 or SL_ENOMEM. */
+int sl_recorder_task(sl_recorder *r, const sl_task_record *t);
+
+/** @brief Appends a timeline row at time @p t from the core's counters. */
+int sl_recorder_sample(sl_recorder *r, double t, const sl_core *core);
+
+/** @brief Fills the summary fields the core knows (tasks, memory, rows...). */
+void sl_summary_from_core(sl_summary *s, const sl_core *core);
+
+/**
+ * @brief Writes summary.csv, timeline.csv and tasks.csv into @p dir (created
+ *        if missing). Returns 0, or SL_EIO with a message in @p err.
+ */
+int sl_recorder_write(sl_recorder *r, const sl_summary *s, const char *dir, char *err, size_t errlen);
+
+/** @brief Writes only summary.csv (used for an interrupted run). */
+int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t errlen);
+
+/** @brief Number of task records kept. */
+int64_t sl_recorder_ntasks(const sl_recorder *r);
+
+/** @brief The i-th task record. */
+const sl_task_record *sl_recorder_task_at(const sl_recorder *r, int64_t i);
+
+#endif
