@@ -54,5 +54,6 @@ int sl_cmd_plan(int argc, char **argv);
 int sl_cmd_bound(int argc, char **argv);
 int sl_cmd_run(int argc, char **argv);
 int sl_cmd_sim(int argc, char **argv);
+int sl_cmd_calibrate(int argc, char **argv);
 
 #endif

@@ -153,8 +153,13 @@ int sl_cmd_run(int argc, char **argv)
   sigaction(SIGTERM, &sa, NULL);
 
   sl_summary s;
+  memset(&s, 0, sizeof s);
   rc = sl_exec_run(&plan, &cluster, &eo, &s, err, sizeof err);
   sl_cluster_free(&cluster);
+  if (rc == SL_EIO && s.workload[0] == 0) {
+    fprintf(stderr, "sluice run: %s\n", err);
+    return SL_EXIT_FAILED;
+  }
   if (rc == SL_EINVAL || (rc == SL_EOOM && s.workload[0] == 0)) {
     fprintf(stderr, "sluice run: %s\n", err);
     return rc == SL_EOOM ? SL_EXIT_FAILED : SL_EXIT_USAGE;

@@ -7,6 +7,8 @@
 static const sl_cli_cmd commands[] = {
   {"plan", sl_cmd_plan, "print the physical plan of a workload"},
   {"bound", sl_cmd_bound, "the physical limit: best throughput and JCT on a cluster"},
+  {"sim", sl_cmd_sim, "simulate a workload on a cluster (SimGrid)"},
+  {"calibrate", sl_cmd_calibrate, "fit a cost model to a run's tasks.csv"},
   {"run", sl_cmd_run, "execute a workload on this machine"},
 };
 

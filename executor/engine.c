@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,13 @@
 
 typedef struct engine engine;
 
+/* An input partition a task holds: in memory, or the file it was spilled to. */
+typedef struct {
+  sl_blob *blob;
+  const sl_rows *mem;
+  char path[600];
+} input_ref;
+
 typedef struct {
   engine *e;
   int node, slot;
@@ -38,6 +46,7 @@ typedef struct {
   pthread_cond_t cv;
   bool has_next;       /* a LAUNCH waits for this worker */
   sl_decision next;
+  input_ref *next_inputs; /* pinned when the LAUNCH came: the task has fetched them */
   bool busy;           /* running a task now */
   sl_task_id current;
   int current_op;
@@ -142,6 +151,38 @@ out_release:
   sl_store_drop(e->store, d->part);
 }
 
+/* A task fetches its inputs when it is launched, as a remote task would:
+ * losing their node afterwards does not take them from it. */
+static input_ref *pin_inputs(engine *e, const sl_decision *d)
+{
+  if (d->ninputs == 0)
+    return NULL;
+  input_ref *in = calloc(d->ninputs, sizeof *in);
+  if (!in) {
+    fail_job(e, SL_ENOMEM, "out of memory");
+    return NULL;
+  }
+  for (int i = 0; i < d->ninputs; i++) {
+    in[i].blob = sl_store_acquire(e->store, d->inputs[i], &in[i].mem, in[i].path, sizeof in[i].path);
+    if (!in[i].blob) {
+      fail_job(e, SL_ESTATE, "task %u of '%s' launched without input partition %u", d->task,
+               e->plan->ops[d->op].name, d->inputs[i]);
+      for (int k = 0; k < i; k++)
+        sl_store_release(e->store, in[k].blob);
+      free(in);
+      return NULL;
+    }
+  }
+  return in;
+}
+
+static void unpin_inputs(engine *e, input_ref *in, int n)
+{
+  for (int i = 0; in && i < n; i++)
+    sl_store_release(e->store, in[i].blob);
+  free(in);
+}
+
 /* Acts on every pending decision of the core. Called with the lock held;
  * returns true when a LAUNCH landed on @p self (it runs it next). */
 static bool drain(engine *e, worker *self)
@@ -158,6 +199,9 @@ static bool drain(engine *e, worker *self)
       }
       w->has_next = true;
       w->next = d;
+      w->next_inputs = pin_inputs(e, &d);
+      if (d.ninputs > 0 && !w->next_inputs)
+        break; /* pin_inputs() failed the job */
       if (w == self)
         mine = true;
       else
@@ -243,6 +287,15 @@ typedef struct {
   bool gone; /* the core no longer wants this attempt */
 } task_run;
 
+/* The core's books and the real buffers must agree byte for byte: the
+ * budget the core enforces is only true if they do. */
+static void check_accounting(engine *e, int node)
+{
+  double real = sl_store_node_bytes(e->store, node), booked = sl_core_node_store(e->core, node);
+  if (fabs(real - booked) > 0.5)
+    fail_job(e, SL_ESTATE, "node %d holds %.0f bytes but the core counts %.0f", node, real, booked);
+}
+
 /* Hands a full output buffer to the core; waits while it says wait. */
 static int flush(worker *w, task_run *tr, sl_rows *out)
 {
@@ -284,6 +337,7 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
     break;
   }
   drain(e, w); /* a LAUNCH for us waits in w->next until this task ends */
+  check_accounting(e, w->node);
   pthread_mutex_unlock(&e->lock);
   return rc;
 }
@@ -387,54 +441,39 @@ static int run_source(worker *w, const sl_decision *d, task_run *tr, sl_rows *ou
   return rc;
 }
 
-static int run_map(worker *w, const sl_decision *d, task_run *tr, sl_rows *out)
+static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr, sl_rows *out)
 {
   engine *e = w->e;
   const sl_pop *pop = &e->plan->ops[d->op];
   int64_t per = chunk_rows(e, d, pop->out_row_bytes * pop->rows_out_per_row, pop->batch_size);
-  sl_blob *held[256];
-  const sl_rows *ins[256];
-  sl_rows loaded[256];
-  int n = d->ninputs < 256 ? d->ninputs : 256;
   int rc = 0;
-  char path[600], err[700];
-  pthread_mutex_lock(&e->lock);
-  for (int i = 0; i < n; i++) {
-    held[i] = sl_store_acquire(e->store, d->inputs[i], &ins[i], path, sizeof path);
-    sl_rows_init(&loaded[i]);
-    if (!held[i]) {
-      rc = SL_ESTATE;
-      fail_job(e, rc, "task %u of '%s' found input partition %u missing", d->task, pop->name, d->inputs[i]);
-      n = i;
-      break;
-    }
-    if (!ins[i]) {
-      pthread_mutex_unlock(&e->lock); /* file I/O outside the lock */
-      rc = sl_store_read_spill(path, &loaded[i], err, sizeof err);
-      pthread_mutex_lock(&e->lock);
-      if (rc < 0) {
-        fail_job(e, SL_EIO, "%s", err);
-        n = i + 1;
-        break;
-      }
-      ins[i] = &loaded[i];
-    }
-  }
-  pthread_mutex_unlock(&e->lock);
-  sl_rows chunk;
+  char err[700];
+  sl_rows chunk, loaded;
   sl_rows_init(&chunk);
+  sl_rows_init(&loaded);
   int64_t errored = 0;
   /* an all-to-all reducer reads its share of every input */
   int64_t reducers = pop->kind == SL_OP_ALL_TO_ALL && pop->tasks > 0 ? pop->tasks : 1;
   int64_t share = reducers > 1 ? (int64_t)(d->task % (uint32_t)reducers) : 0;
-  for (int i = 0; i < n && rc == 0; i++) {
-    size_t rows = sl_rows_count(ins[i]);
+  for (int i = 0; i < d->ninputs && rc == 0; i++) {
+    const sl_rows *src = in[i].mem;
+    if (!src) { /* spilled: read it back, outside the lock */
+      sl_rows_reset(&loaded);
+      if ((rc = sl_store_read_spill(in[i].path, &loaded, err, sizeof err)) < 0) {
+        pthread_mutex_lock(&e->lock);
+        fail_job(e, SL_EIO, "%s", err);
+        pthread_mutex_unlock(&e->lock);
+        break;
+      }
+      src = &loaded;
+    }
+    size_t rows = sl_rows_count(src);
     for (size_t at = 0; at < rows && rc == 0;) {
       size_t take = rows - at < (size_t)per ? rows - at : (size_t)per;
       sl_rows_reset(&chunk);
-      for (size_t r = at; r < at + take; r++)
-        if (reducers == 1 || sl_rows_id(ins[i], r) % reducers == share)
-          rc = rc ? rc : sl_rows_append_range(&chunk, ins[i], r, 1);
+      for (size_t r = at; r < at + take && rc == 0; r++)
+        if (reducers == 1 || sl_rows_id(src, r) % reducers == share)
+          rc = sl_rows_append_range(&chunk, src, r, 1);
       if (rc == 0)
         rc = through_members(w, d->op, 0, &chunk, out, &errored);
       if (rc == 0)
@@ -446,12 +485,7 @@ static int run_map(worker *w, const sl_decision *d, task_run *tr, sl_rows *out)
     }
   }
   sl_rows_free(&chunk);
-  pthread_mutex_lock(&e->lock);
-  for (int i = 0; i < n; i++) {
-    sl_store_release(e->store, held[i]);
-    sl_rows_free(&loaded[i]);
-  }
-  pthread_mutex_unlock(&e->lock);
+  sl_rows_free(&loaded);
   return rc;
 }
 
@@ -466,7 +500,7 @@ static void record(worker *w, const sl_decision *d, const task_run *tr, double s
 }
 
 /* Runs one task; called without the lock, returns with it held. */
-static void run_task(worker *w, const sl_decision *d)
+static void run_task(worker *w, const sl_decision *d, input_ref *in)
 {
   engine *e = w->e;
   task_run tr = {.id = d->task, .op = d->op};
@@ -480,11 +514,12 @@ static void run_task(worker *w, const sl_decision *d)
     rc = k ? sl_kernel_begin_task(k) : SL_EKERNEL;
   }
   if (rc == 0)
-    rc = pop->kind == SL_OP_SOURCE ? run_source(w, d, &tr, &out) : run_map(w, d, &tr, &out);
+    rc = pop->kind == SL_OP_SOURCE ? run_source(w, d, &tr, &out) : run_map(w, d, in, &tr, &out);
   if (rc == 0 && sl_rows_count(&out) > 0)
     rc = flush(w, &tr, &out);
   sl_rows_free(&out);
   pthread_mutex_lock(&e->lock);
+  unpin_inputs(e, in, d->ninputs);
   double end = now_s(e);
   if (rc == 0) {
     sl_core_finished(e->core, end, d->task);
@@ -509,6 +544,8 @@ static void *worker_main(void *arg)
     if (e->stop)
       break;
     sl_decision d = w->next;
+    input_ref *in = w->next_inputs;
+    w->next_inputs = NULL;
     w->has_next = false;
     w->busy = true;
     w->current = d.task;
@@ -517,7 +554,7 @@ static void *worker_main(void *arg)
     w->killed = false;
     atomic_store(&w->cancel, false);
     pthread_mutex_unlock(&e->lock);
-    run_task(w, &d); /* returns with the lock held */
+    run_task(w, &d, in); /* returns with the lock held */
     w->busy = false;
     drain(e, w);
   }
@@ -646,6 +683,8 @@ static void stop_workers(engine *e)
       worker *w = &e->workers[n][s];
       pthread_join(w->thread, NULL);
       pthread_cond_destroy(&w->cv);
+      if (w->has_next)
+        unpin_inputs(e, w->next_inputs, w->next.ninputs); /* launched, never run */
       for (int op = 0; op < SL_MAX_OPS; op++)
         for (int m = 0; m < MAX_MEMBERS; m++)
           sl_kernel_free(w->kernels[op][m]);
@@ -775,6 +814,10 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   engine e = {.plan = plan, .cluster = cluster, .opts = opts};
   char spill[600], cerr[512];
   int rc = 0;
+  if (mkdir(opts->out_dir, 0777) != 0 && errno != EEXIST) {
+    snprintf(err, errlen, "%s: cannot create the output directory: %s", opts->out_dir, strerror(errno));
+    return SL_EIO;
+  }
   clock_gettime(CLOCK_MONOTONIC, &e.t0);
   pthread_mutex_init(&e.lock, NULL);
   pthread_condattr_t ca;

@@ -815,10 +815,32 @@ static void check_done(sl_core *c)
   }
 }
 
+/* Liveness: when every running task waits for room that only they could
+ * make, the oldest waiter may go through (to disk, or to an OOM error). */
+static void unjam(sl_core *c)
+{
+  if (c->done || sl__someone_progresses(c, NULL))
+    return;
+  for (int n = 0; n < c->nnodes; n++) {
+    sl__node *nd = &c->nodes[n];
+    if (sl__idq_empty(&nd->waiting))
+      continue;
+    sl__task *t = &c->tasks[sl__idq_pop(&nd->waiting)];
+    t->waiting = 0;
+    t->spill_next = 1;
+    c->ops[t->op].waiting--;
+    sl_decision d = {.kind = SL_DEC_RESUME, .task = (sl_task_id)(t - c->tasks), .op = t->op,
+                     .node = t->node, .slot = t->slot, .attempt = t->attempt, .part = SL_NONE};
+    sl__push(c, &d);
+    return;
+  }
+}
+
 static void after_event(sl_core *c, double now)
 {
   if (!c->done)
     c->policy->schedule(c, now);
+  unjam(c);
   check_done(c);
   /* Nothing runs, nothing was decided and the policy awaits no tick: work
    * is stranded, and saying so beats hanging the engine. */

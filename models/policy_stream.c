@@ -203,7 +203,7 @@ int sl__static_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_
 {
   (void)now;
   instance *in = route_target(c, t->op);
-  if (in && (int)sl__idq_len(&in->chan) >= c->opts.channel_capacity)
+  if (in && (int)sl__idq_len(&in->chan) >= c->opts.channel_capacity && !t->spill_next)
     return SL_EAGAIN; /* the channel is full: backpressure */
   return sl__admit_memory(c, t, bytes, fate);
 }

@@ -1,0 +1,604 @@
+/*
+ * Cost files (read and written) and calibration from a run's tasks.csv.
+ *
+ * The cost file is read line by line here rather than with inih: its
+ * messages need the line of every key, and the format is a dozen keys.
+ */
+#include "costs.h"
+
+#include <csv.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/error.h"
+#include "workloads/units.h"
+
+#define LINE_MAX_LEN 1024
+
+static int fail_at(char *err, size_t errlen, const char *path, int line, const char *fmt, ...)
+  __attribute__((format(printf, 5, 6)));
+
+static int fail_at(char *err, size_t errlen, const char *path, int line, const char *fmt, ...)
+{
+  int n = snprintf(err, errlen, "%s:%d: ", path, line);
+  if (n >= 0 && (size_t)n < errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+  }
+  return SL_EPARSE;
+}
+
+/* ------------------------------------------------------------- reading */
+
+static char *trim(char *s)
+{
+  while (isspace((unsigned char)*s))
+    s++;
+  char *e = s + strlen(s);
+  while (e > s && isspace((unsigned char)e[-1]))
+    *--e = 0;
+  return s;
+}
+
+/* Cuts a trailing comment: ';' or '#' after whitespace. */
+static void cut_comment(char *s)
+{
+  for (char *p = s; *p; p++)
+    if ((*p == ';' || *p == '#') && (p == s || isspace((unsigned char)p[-1]))) {
+      *p = 0;
+      return;
+    }
+}
+
+static bool is_text(const char *s)
+{
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r')
+      return false;
+  return true;
+}
+
+typedef enum { K_TIME, K_NUMBER, K_SIZE, K_INT } key_type;
+
+static const struct {
+  const char *name;
+  key_type type;
+  unsigned flag;
+  size_t off;
+} keys[] = {
+  {"time_per_task", K_TIME, SL_COST_TIME_PER_TASK, offsetof(sl_sim_op_cost, time_per_task)},
+  {"time_per_row", K_TIME, SL_COST_TIME_PER_ROW, offsetof(sl_sim_op_cost, time_per_row)},
+  {"time_per_batch", K_TIME, SL_COST_TIME_PER_BATCH, offsetof(sl_sim_op_cost, time_per_batch)},
+  {"time_spread", K_NUMBER, SL_COST_TIME_SPREAD, offsetof(sl_sim_op_cost, time_spread)},
+  {"rows_out_per_row", K_NUMBER, SL_COST_ROWS_OUT, offsetof(sl_sim_op_cost, rows_out_per_row)},
+  {"out_row_bytes", K_SIZE, SL_COST_OUT_ROW_BYTES, offsetof(sl_sim_op_cost, out_row_bytes)},
+  {"rows_out_spread", K_NUMBER, 0, offsetof(sl_sim_op_cost, rows_out_spread)},
+  {"out_row_bytes_spread", K_NUMBER, 0, offsetof(sl_sim_op_cost, out_row_bytes_spread)},
+  {"tasks_observed", K_INT, 0, offsetof(sl_sim_op_cost, tasks_observed)},
+};
+
+static int set_key(sl_sim_op_cost *oc, const char *key, const char *value, const char *path, int line, char *err,
+                   size_t errlen)
+{
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    if (strcmp(keys[i].name, key) != 0)
+      continue;
+    double v = 0;
+    int64_t iv = 0;
+    int rc = keys[i].type == K_TIME   ? sl_parse_time(value, &v)
+             : keys[i].type == K_SIZE ? sl_parse_size(value, &v)
+             : keys[i].type == K_INT  ? sl_parse_int(value, &iv)
+                                      : sl_parse_number(value, &v);
+    if (rc < 0)
+      return fail_at(err, errlen, path, line, "%s: '%s' is not a %s", key, value,
+                     keys[i].type == K_TIME ? "time (e.g. 50ms)" : keys[i].type == K_SIZE ? "size (e.g. 1MB)"
+                     : keys[i].type == K_INT ? "whole number" : "number");
+    if (keys[i].type == K_INT) {
+      if (iv < 0)
+        return fail_at(err, errlen, path, line, "%s must be >= 0", key);
+      *(int64_t *)((char *)oc + keys[i].off) = iv;
+    } else {
+      if (!(v >= 0))
+        return fail_at(err, errlen, path, line, "%s must be >= 0", key);
+      *(double *)((char *)oc + keys[i].off) = v;
+    }
+    oc->set |= keys[i].flag;
+    return 0;
+  }
+  return fail_at(err, errlen, path, line,
+                 "unknown key '%s' (expected time_per_task, time_per_row, time_per_batch, time_spread, "
+                 "rows_out_per_row, out_row_bytes, tasks_observed, rows_out_spread or out_row_bytes_spread)",
+                 key);
+}
+
+static int section(sl_sim_costs *c, char *name, const char *path, int line, char *err, size_t errlen)
+{
+  char *end = strchr(name, ']');
+  if (!end || *trim(end + 1))
+    return fail_at(err, errlen, path, line, "expected '[operator]'");
+  *end = 0;
+  name = trim(name + 1);
+  if (!*name)
+    return fail_at(err, errlen, path, line, "a section needs an operator name");
+  if (strlen(name) >= sizeof c->ops[0].op)
+    return fail_at(err, errlen, path, line, "operator name '%.40s...' is too long", name);
+  for (int i = 0; i < c->n; i++)
+    if (strcmp(c->ops[i].op, name) == 0)
+      return fail_at(err, errlen, path, line, "duplicate section [%s] (first at line %d)", name, c->ops[i].line);
+  if (c->n == SL_MAX_OPS)
+    return fail_at(err, errlen, path, line, "more than %d operators", SL_MAX_OPS);
+  sl_sim_op_cost *oc = &c->ops[c->n++];
+  memset(oc, 0, sizeof *oc);
+  snprintf(oc->op, sizeof oc->op, "%s", name);
+  oc->line = line;
+  return 0;
+}
+
+static int parse_line(sl_sim_costs *c, char *buf, const char *path, int line, char *err, size_t errlen)
+{
+  char *s = trim(buf);
+  if (!*s || *s == '#' || *s == ';')
+    return 0;
+  if (*s == '[') {
+    cut_comment(s);
+    return section(c, s, path, line, err, errlen);
+  }
+  char *eq = strchr(s, '=');
+  if (!eq)
+    return fail_at(err, errlen, path, line, "expected 'key = value', '[operator]' or a comment");
+  *eq = 0;
+  char *key = trim(s), *value = eq + 1;
+  cut_comment(value);
+  value = trim(value);
+  if (c->n == 0)
+    return fail_at(err, errlen, path, line, "key '%s' before any [operator] section", key);
+  if (!*value)
+    return fail_at(err, errlen, path, line, "%s has no value", key);
+  return set_key(&c->ops[c->n - 1], key, value, path, line, err, errlen);
+}
+
+int sl_sim_costs_load(const char *path, sl_sim_costs *out, char *err, size_t errlen)
+{
+  memset(out, 0, sizeof *out);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    return SL_EIO;
+  }
+  snprintf(out->path, sizeof out->path, "%s", path);
+  char buf[LINE_MAX_LEN];
+  int line = 0, rc = 0;
+  while (rc == 0 && fgets(buf, sizeof buf, f)) {
+    line++;
+    size_t len = strlen(buf);
+    if (len == sizeof buf - 1 && buf[len - 1] != '\n' && !feof(f))
+      rc = fail_at(err, errlen, path, line, "line longer than %d characters", LINE_MAX_LEN - 2);
+    else if (!is_text(buf))
+      rc = fail_at(err, errlen, path, line, "not a text file");
+    else
+      rc = parse_line(out, buf, path, line, err, errlen);
+  }
+  if (rc == 0 && ferror(f)) {
+    snprintf(err, errlen, "%s: read error", path);
+    rc = SL_EIO;
+  }
+  if (rc == 0 && out->n == 0)
+    rc = fail_at(err, errlen, path, line > 0 ? line : 1, "no [operator] section: nothing to apply");
+  fclose(f);
+  if (rc < 0)
+    memset(out, 0, sizeof *out);
+  return rc;
+}
+
+/* ------------------------------------------------------------- applying */
+
+/* Row sizes and row counts downstream follow the new costs, as plan.c
+ * derives them. */
+static void refresh_plan(sl_plan *p)
+{
+  double alpha = 1.0;
+  for (int i = 0; i < p->nops; i++) {
+    if (i > 0)
+      p->ops[i].in_row_bytes = p->ops[i - 1].out_row_bytes;
+    alpha *= p->ops[i].rows_out_per_row;
+    p->ops[i].alpha_rows = alpha;
+  }
+  p->sink_rows = (double)p->source_rows * alpha;
+}
+
+int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t errlen)
+{
+  for (int k = 0; k < c->n; k++) {
+    const sl_sim_op_cost *oc = &c->ops[k];
+    int i = 0;
+    while (i < plan->nops && strcmp(plan->ops[i].name, oc->op) != 0)
+      i++;
+    if (i == plan->nops) {
+      char names[256] = "";
+      for (int j = 0; j < plan->nops; j++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", j ? ", " : "", plan->ops[j].name);
+      return fail_at(err, errlen, c->path, oc->line, "no operator '%s' in the plan (operators: %s)", oc->op, names);
+    }
+    sl_pop *o = &plan->ops[i];
+    if (oc->set & SL_COST_TIME_PER_TASK)
+      o->time_per_task = oc->time_per_task;
+    if (oc->set & SL_COST_TIME_PER_ROW)
+      o->time_per_row = oc->time_per_row;
+    if (oc->set & SL_COST_TIME_PER_BATCH)
+      o->time_per_batch = oc->time_per_batch;
+    else if (oc->set & (SL_COST_TIME_PER_TASK | SL_COST_TIME_PER_ROW))
+      o->time_per_batch = 0;
+    if (oc->set & SL_COST_TIME_SPREAD)
+      o->time_spread = oc->time_spread;
+    if ((oc->set & SL_COST_ROWS_OUT) && o->kind != SL_OP_SOURCE)
+      o->rows_out_per_row = oc->rows_out_per_row; /* a source's rows are its rows */
+    if (oc->set & SL_COST_OUT_ROW_BYTES)
+      o->out_row_bytes = oc->out_row_bytes;
+  }
+  refresh_plan(plan);
+  return 0;
+}
+
+/* ----------------------------------------------------------- calibration */
+
+enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N };
+static const char *const wanted[C_N] = {"op", "op_name", "start_s", "end_s", "rows_in", "rows_out", "bytes_out",
+                                        "status"};
+
+typedef struct {
+  double *x, *y, *rows_out, *bytes_out;
+  int64_t n, cap;
+} samples;
+
+typedef struct {
+  const char *path;
+  int line, col, rc;
+  int index[C_N]; /* column of each wanted field, -1 when absent */
+  char field[C_N][128];
+  int ncols;
+  sl_sim_costs *costs;
+  samples s[SL_MAX_OPS];
+  char *err;
+  size_t errlen;
+} reader;
+
+static int push(samples *s, double x, double y, double ro, double bo)
+{
+  if (s->n == s->cap) {
+    int64_t ncap = s->cap ? s->cap * 2 : 256;
+    double *nx = realloc(s->x, sizeof *nx * ncap);
+    if (nx)
+      s->x = nx;
+    double *ny = realloc(s->y, sizeof *ny * ncap);
+    if (ny)
+      s->y = ny;
+    double *nr = realloc(s->rows_out, sizeof *nr * ncap);
+    if (nr)
+      s->rows_out = nr;
+    double *nb = realloc(s->bytes_out, sizeof *nb * ncap);
+    if (nb)
+      s->bytes_out = nb;
+    if (!nx || !ny || !nr || !nb)
+      return SL_ENOMEM;
+    s->cap = ncap;
+  }
+  s->x[s->n] = x;
+  s->y[s->n] = y;
+  s->rows_out[s->n] = ro;
+  s->bytes_out[s->n] = bo;
+  s->n++;
+  return 0;
+}
+
+static void on_field(void *data, size_t len, void *ctx)
+{
+  reader *r = ctx;
+  int col = r->col++;
+  if (r->rc)
+    return;
+  const char *s = data ? data : "";
+  if (r->line == 1) {
+    for (int k = 0; k < C_N; k++)
+      if (strcmp(s, wanted[k]) == 0)
+        r->index[k] = col;
+    return;
+  }
+  for (int k = 0; k < C_N; k++)
+    if (r->index[k] == col)
+      snprintf(r->field[k], sizeof r->field[k], "%.*s", (int)(len < 127 ? len : 127), s);
+}
+
+static int number_field(reader *r, int k, double *out)
+{
+  char *end;
+  errno = 0;
+  *out = strtod(r->field[k], &end);
+  if (!r->field[k][0] || *end || errno || !isfinite(*out))
+    return fail_at(r->err, r->errlen, r->path, r->line, "%s: '%s' is not a number", wanted[k], r->field[k]);
+  return 0;
+}
+
+/* Finds or adds the cost entry of an operator, keyed by name. */
+static int op_slot(reader *r, const char *name, int op_index)
+{
+  sl_sim_costs *c = r->costs;
+  for (int i = 0; i < c->n; i++)
+    if (strcmp(c->ops[i].op, name) == 0)
+      return i;
+  if (c->n == SL_MAX_OPS)
+    return fail_at(r->err, r->errlen, r->path, r->line, "more than %d operators", SL_MAX_OPS);
+  sl_sim_op_cost *oc = &c->ops[c->n];
+  memset(oc, 0, sizeof *oc);
+  snprintf(oc->op, sizeof oc->op, "%.*s", (int)sizeof oc->op - 1, name);
+  oc->op_index = op_index;
+  return c->n++;
+}
+
+static int take_record(reader *r)
+{
+  if (r->line == 1) {
+    for (int k = 0; k < C_N; k++)
+      if (r->index[k] < 0)
+        return fail_at(r->err, r->errlen, r->path, 1, "no column '%s' (is this a sluice tasks.csv?)", wanted[k]);
+    r->ncols = r->col;
+    return 0;
+  }
+  if (r->col != r->ncols)
+    return fail_at(r->err, r->errlen, r->path, r->line, "%d fields, the header has %d", r->col, r->ncols);
+  if (strcmp(r->field[C_STATUS], "done") != 0)
+    return 0;
+  double op, start, end, rows_in, rows_out, bytes_out;
+  int rc = number_field(r, C_OP, &op);
+  if (!rc)
+    rc = number_field(r, C_START, &start);
+  if (!rc)
+    rc = number_field(r, C_END, &end);
+  if (!rc)
+    rc = number_field(r, C_ROWS_IN, &rows_in);
+  if (!rc)
+    rc = number_field(r, C_ROWS_OUT, &rows_out);
+  if (!rc)
+    rc = number_field(r, C_BYTES_OUT, &bytes_out);
+  if (rc)
+    return rc;
+  if (end < start || rows_in < 0 || rows_out < 0 || bytes_out < 0)
+    return fail_at(r->err, r->errlen, r->path, r->line, "negative duration, rows or bytes");
+  int slot = op_slot(r, r->field[C_OP_NAME], (int)op);
+  if (slot < 0)
+    return slot;
+  if (push(&r->s[slot], rows_in, end - start, rows_out, bytes_out) < 0) {
+    snprintf(r->err, r->errlen, "out of memory");
+    return SL_ENOMEM;
+  }
+  return 0;
+}
+
+static void on_record(int term, void *ctx)
+{
+  (void)term;
+  reader *r = ctx;
+  if (!r->rc)
+    r->rc = take_record(r);
+  for (int k = 0; k < C_N; k++)
+    r->field[k][0] = 0;
+  r->col = 0;
+  r->line++;
+}
+
+static int parse_csv(reader *r, FILE *f)
+{
+  struct csv_parser p;
+  if (csv_init(&p, CSV_STRICT | CSV_APPEND_NULL) != 0) {
+    snprintf(r->err, r->errlen, "out of memory");
+    return SL_ENOMEM;
+  }
+  char buf[65536];
+  size_t n;
+  while (!r->rc && (n = fread(buf, 1, sizeof buf, f)) > 0)
+    if (csv_parse(&p, buf, n, on_field, on_record, r) != n && !r->rc)
+      r->rc = fail_at(r->err, r->errlen, r->path, r->line, "%s", csv_strerror(csv_error(&p)));
+  if (!r->rc)
+    csv_fini(&p, on_field, on_record, r);
+  csv_free(&p);
+  return r->rc;
+}
+
+static double mean(const double *v, int64_t n)
+{
+  double s = 0;
+  for (int64_t i = 0; i < n; i++)
+    s += v[i];
+  return n ? s / (double)n : 0;
+}
+
+/* Coefficient of variation of v[i]/w[i] over i with w[i] > 0. */
+static double ratio_cv(const double *v, const double *w, int64_t n)
+{
+  double s = 0, s2 = 0;
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (w[i] > 0) {
+      double q = v[i] / w[i];
+      s += q;
+      s2 += q * q;
+      k++;
+    }
+  if (k < 2 || s <= 0)
+    return 0;
+  double m = s / (double)k, var = fmax(0, s2 / (double)k - m * m);
+  return sqrt(var) / m;
+}
+
+/* duration = a + b * rows_in, by least squares, with a, b >= 0. */
+static void fit(const samples *s, sl_sim_op_cost *oc)
+{
+  double mx = mean(s->x, s->n), my = mean(s->y, s->n), sxx = 0, sxy = 0;
+  for (int64_t i = 0; i < s->n; i++) {
+    sxx += (s->x[i] - mx) * (s->x[i] - mx);
+    sxy += (s->x[i] - mx) * (s->y[i] - my);
+  }
+  double a, b;
+  oc->rows_varied = s->n >= 2 && sxx > 1e-9 * fmax(1, mx * mx) * (double)s->n;
+  if (!oc->rows_varied) {
+    a = mx > 0 ? 0 : my;
+    b = mx > 0 ? my / mx : 0;
+  } else {
+    b = sxy / sxx;
+    a = my - b * mx;
+    if (a < 0) { /* through the origin */
+      double xx = 0, xy = 0;
+      for (int64_t i = 0; i < s->n; i++) {
+        xx += s->x[i] * s->x[i];
+        xy += s->x[i] * s->y[i];
+      }
+      a = 0;
+      b = xy / xx;
+    }
+    if (b < 0) {
+      b = 0;
+      a = my;
+    }
+  }
+  oc->time_per_task = a;
+  oc->time_per_row = b;
+  /* relative residuals: the simulator's spread multiplies the task time */
+  double s1 = 0, s2 = 0;
+  int64_t k = 0;
+  for (int64_t i = 0; i < s->n; i++) {
+    double pred = a + b * s->x[i];
+    if (pred > 0) {
+      double q = s->y[i] / pred - 1;
+      s1 += q;
+      s2 += q * q;
+      k++;
+    }
+  }
+  oc->time_spread = k >= 2 ? sqrt(fmax(0, s2 / (double)k - (s1 / (double)k) * (s1 / (double)k))) : 0;
+}
+
+static void summarize(const samples *s, sl_sim_op_cost *oc)
+{
+  double rows_in = 0, rows_out = 0, bytes_out = 0;
+  for (int64_t i = 0; i < s->n; i++) {
+    rows_in += s->x[i];
+    rows_out += s->rows_out[i];
+    bytes_out += s->bytes_out[i];
+  }
+  fit(s, oc);
+  oc->tasks_observed = s->n;
+  oc->rows_out_per_row = rows_in > 0 ? rows_out / rows_in : 0;
+  oc->out_row_bytes = rows_out > 0 ? bytes_out / rows_out : 0;
+  oc->rows_out_spread = ratio_cv(s->rows_out, s->x, s->n);
+  oc->out_row_bytes_spread = ratio_cv(s->bytes_out, s->rows_out, s->n);
+  oc->set = SL_COST_TIME_PER_TASK | SL_COST_TIME_PER_ROW | SL_COST_TIME_SPREAD | SL_COST_ROWS_OUT |
+            SL_COST_OUT_ROW_BYTES;
+}
+
+/* The workload column of RUN_DIR/summary.csv, if there is one. */
+static void read_workload(const char *run_dir, char *out, size_t n)
+{
+  char path[1024], line[4096];
+  out[0] = 0;
+  snprintf(path, sizeof path, "%s/summary.csv", run_dir);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return;
+  if (fgets(line, sizeof line, f) && strncmp(line, "workload,", 9) == 0 && fgets(line, sizeof line, f)) {
+    size_t len = strcspn(line, ",\n");
+    snprintf(out, n, "%.*s", (int)len, line);
+  }
+  fclose(f);
+}
+
+static void sort_by_op(sl_sim_costs *c, samples *s)
+{
+  for (int i = 1; i < c->n; i++)
+    for (int j = i; j > 0 && c->ops[j - 1].op_index > c->ops[j].op_index; j--) {
+      sl_sim_op_cost t = c->ops[j];
+      c->ops[j] = c->ops[j - 1];
+      c->ops[j - 1] = t;
+      samples u = s[j];
+      s[j] = s[j - 1];
+      s[j - 1] = u;
+    }
+}
+
+int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, size_t wlen, char *err, size_t errlen)
+{
+  char path[1024];
+  memset(out, 0, sizeof *out);
+  snprintf(path, sizeof path, "%s/tasks.csv", run_dir);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    return SL_EIO;
+  }
+  reader *r = calloc(1, sizeof *r);
+  if (!r) {
+    fclose(f);
+    snprintf(err, errlen, "out of memory");
+    return SL_ENOMEM;
+  }
+  *r = (reader){.path = path, .line = 1, .costs = out, .err = err, .errlen = errlen};
+  for (int k = 0; k < C_N; k++)
+    r->index[k] = -1;
+  int rc = parse_csv(r, f);
+  fclose(f);
+  if (rc == 0 && r->line == 1)
+    rc = fail_at(err, errlen, path, 1, "empty file: no header");
+  if (rc == 0 && out->n == 0)
+    rc = fail_at(err, errlen, path, r->line > 1 ? r->line - 1 : 1, "no attempt with status done to learn from");
+  if (rc == 0) {
+    sort_by_op(out, r->s);
+    for (int i = 0; i < out->n; i++)
+      summarize(&r->s[i], &out->ops[i]);
+    snprintf(out->path, sizeof out->path, "%.*s", (int)sizeof out->path - 1, path);
+    read_workload(run_dir, workload, wlen);
+  }
+  for (int i = 0; i < SL_MAX_OPS; i++) {
+    free(r->s[i].x);
+    free(r->s[i].y);
+    free(r->s[i].rows_out);
+    free(r->s[i].bytes_out);
+  }
+  free(r);
+  if (rc < 0)
+    memset(out, 0, sizeof *out);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *workload, FILE *f)
+{
+  fprintf(f, "# sluice cost model, calibrated from %s\n", source);
+  if (workload && *workload)
+    fprintf(f, "# workload: %s\n", workload);
+  fputs("# A task of an operator takes time_per_task + rows_in * time_per_row seconds at\n"
+        "# speed 1 (the speed of the machine that ran it), times a factor of mean 1 and\n"
+        "# coefficient of variation time_spread. Fitted by least squares on the attempts\n"
+        "# that ended done; durations include input transfers and waits for memory.\n"
+        "# Use it with: sluice sim WORKLOAD --costs THIS_FILE\n", f);
+  for (int i = 0; i < c->n; i++) {
+    const sl_sim_op_cost *o = &c->ops[i];
+    fprintf(f, "\n[%s]\n", o->op);
+    if (!o->rows_varied)
+      fputs("; rows_in did not vary: the fit cannot tell per-task from per-row cost, so all of it is per row\n", f);
+    fprintf(f, "tasks_observed = %lld\n", (long long)o->tasks_observed);
+    fprintf(f, "time_per_task = %.9gs\n", o->time_per_task);
+    fprintf(f, "time_per_row = %.9gs\n", o->time_per_row);
+    fprintf(f, "time_spread = %.6g\n", o->time_spread);
+    fprintf(f, "rows_out_per_row = %.9g\n", o->rows_out_per_row);
+    fprintf(f, "rows_out_spread = %.6g\n", o->rows_out_spread);
+    fprintf(f, "out_row_bytes = %.9gB\n", o->out_row_bytes);
+    fprintf(f, "out_row_bytes_spread = %.6g\n", o->out_row_bytes_spread);
+  }
+  return ferror(f) ? SL_EIO : 0;
+}

@@ -1,0 +1,95 @@
+/**
+ * @file costs.h
+ * @brief Cost models for the simulator: an INI file of per-operator costs
+ *        that replace the plan's, written by `sluice calibrate` from a run's
+ *        tasks.csv or by hand.
+ *
+ *     # comments start with '#' or ';', also after a value (" ; ...")
+ *     [transform]                 ; a physical operator, as `sluice plan` names it
+ *     time_per_task = 0s          ; seconds per task at speed 1
+ *     time_per_row = 50ms         ; seconds per input row at speed 1
+ *     time_per_batch = 0s         ; seconds per batch (optional)
+ *     time_spread = 0.05          ; coefficient of variation of task time
+ *     rows_out_per_row = 1        ; output rows per input row
+ *     out_row_bytes = 1MB         ; bytes of one output row
+ *     tasks_observed = 800        ; informational (written by calibrate)
+ *     rows_out_spread = 0         ; informational
+ *     out_row_bytes_spread = 0    ; informational
+ *
+ * Every key is optional; the plan keeps what a section does not give. A
+ * section that gives time_per_task or time_per_row without time_per_batch
+ * sets time_per_batch to 0: the linear model replaces the spec's. Times,
+ * sizes and numbers take the units of workloads/units.h.
+ */
+#ifndef SL_SIM_COSTS_H
+#define SL_SIM_COSTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/plan.h"
+
+enum {
+  SL_COST_TIME_PER_TASK = 1 << 0,
+  SL_COST_TIME_PER_ROW = 1 << 1,
+  SL_COST_TIME_PER_BATCH = 1 << 2,
+  SL_COST_TIME_SPREAD = 1 << 3,
+  SL_COST_ROWS_OUT = 1 << 4,
+  SL_COST_OUT_ROW_BYTES = 1 << 5,
+};
+
+/** @brief The costs of one operator; @p set says which fields were given. */
+typedef struct {
+  char op[2 * SL_NAME_MAX];
+  int line;
+  unsigned set;
+  double time_per_task, time_per_row, time_per_batch, time_spread;
+  double rows_out_per_row, out_row_bytes;
+  /* what calibration saw; informational */
+  int64_t tasks_observed;
+  double rows_out_spread, out_row_bytes_spread;
+  int op_index;     /**< calibrate: the operator's index in the run, for order */
+  int rows_varied;  /**< calibrate: whether rows_in varied, so the fit could split task and row costs */
+} sl_sim_op_cost;
+
+/** @brief A cost model: plain data, owned by the caller. */
+typedef struct {
+  char path[256];
+  int n;
+  sl_sim_op_cost ops[SL_MAX_OPS];
+} sl_sim_costs;
+
+/**
+ * @brief Reads the cost file at @p path.
+ * @return 0; SL_EIO when it cannot be read; SL_EPARSE with
+ *         "FILE:LINE: what is wrong" in @p err.
+ */
+int sl_sim_costs_load(const char *path, sl_sim_costs *out, char *err, size_t errlen);
+
+/**
+ * @brief Replaces the costs of @p plan's operators with those of @p c and
+ *        updates what depends on them (row sizes downstream, rows reaching
+ *        each operator, the sink's rows).
+ * @return 0, or SL_EPARSE ("FILE:LINE: no operator 'x' ...") in @p err.
+ */
+int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t errlen);
+
+/**
+ * @brief Fits a cost model to RUN_DIR/tasks.csv: per operator (op_name),
+ *        over attempts with status done, the least squares of duration
+ *        (end_s - start_s) on rows_in, output rows per input row and output
+ *        bytes per row, with their spreads (coefficients of variation of the
+ *        relative residuals). Durations include input transfers and any
+ *        wait for memory: calibrate from a run that did not backpressure.
+ *        When rows_in does not vary the fit cannot split per-task from
+ *        per-row cost; it puts it all in time_per_row.
+ * @param workload  out: the workload named in RUN_DIR/summary.csv ("" if none)
+ * @return 0; SL_EIO (no tasks.csv); SL_EPARSE ("FILE:LINE: ...") in @p err.
+ */
+int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, size_t wlen, char *err, size_t errlen);
+
+/** @brief Writes @p c as a cost file with a header naming @p source. 0 or SL_EIO. */
+int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *workload, FILE *f);
+
+#endif

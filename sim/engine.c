@@ -1,0 +1,1018 @@
+/*
+ * The SimGrid engine. Actors (engine.h says who does what):
+ *   driver  one, on the driver host: starts and ticks the core, samples the
+ *           timeline, applies the failure schedule, ends the simulation;
+ *   worker  one per (node, slot), on the node's CPU host: runs the attempts
+ *           the core launches on its slot, one after the other.
+ * Every actor that calls the core drains the decisions at once (drain()):
+ * actors run one at a time, so the core needs no lock, and decisions take
+ * effect at the simulated instant of the event that caused them.
+ *
+ * SimGrid traps kept in mind (reference toolchain §2.4): only one blocking
+ * activity per actor, waited with the blocking call of its own actor;
+ * sg_host_sendto only from the receiving worker, which dies with its host,
+ * and never from a host that may be turned off mid-transfer (pullers are
+ * killed before); no wait_any; workers are daemons and register no on_exit
+ * (the driver's code does the bookkeeping of every death it causes).
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <math.h>
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/exec.h>
+#include <simgrid/host.h>
+#include <simgrid/semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "models/bound.h"
+#include "models/error.h"
+#include "sim/platform.h"
+#include "sim/rng.h"
+
+#define EPS 1e-9
+
+/* rng streams */
+enum { STREAM_SPREAD = 1, STREAM_MTBF = 2 };
+
+typedef struct sim_s sim;
+
+/* One worker slot. The attempt fields are valid while busy. */
+typedef struct {
+  sim *s;
+  int node, slot;
+  sg_actor_t actor; /* NULL while the node is down */
+  sg_sem_t wake;    /* a LAUNCH or a RESUME for this slot */
+  bool busy;        /* the core holds the slot for task */
+  bool waiting;     /* an emission was refused: RESUME pending */
+  int pulling_from; /* node whose bytes the worker receives now, -1 */
+  sl_task_id task;
+  uint32_t origin;
+  int op, attempt;
+  int64_t split, rows_in;
+  double bytes_in, start;
+  const sl_part_id *inputs;
+  int ninputs;
+  double chunk_flops; /* one execution per output partition */
+  int64_t rows_out, emitted_rows, rows_per_flush;
+  uint32_t nflush, next;
+  double row_bytes, bytes_out;
+  int parts_out;
+} slot_t;
+
+typedef struct {
+  sg_host_t cpu, gpu;
+  bool alive;
+  int nslots;
+  slot_t *slots;
+  double budget;
+  /* random losses */
+  double mtbf_next;
+  uint64_t mtbf_draws;
+} node_t;
+
+/* Open addressing: key of an origin's work (its split or its inputs) ->
+ * the origin task id, so retries can name their origin in tasks.csv. */
+typedef struct {
+  uint64_t *keys;
+  uint32_t *vals;
+  uint64_t cap, n;
+} origin_map;
+
+struct sim_s {
+  const sl_sim_opts *o;
+  const sl_plan *plan;
+  const sl_cluster *cluster;
+  sl_core *core;
+  sl_recorder *rec;
+  sl_sim_result *res;
+  node_t *nodes;
+  slot_t *slots;
+  int nslots;
+  sg_host_t storage, driver_host;
+  /* the driver's sleep: workers wake it when the core wants a tick sooner */
+  sg_sem_t driver_sem;
+  bool driver_signalled, in_driver;
+  double driver_wake_at;
+  /* where each partition lives, as the engine owns the bytes */
+  int32_t *part_node;
+  double *part_bytes;
+  uint32_t parts_cap;
+  /* the sink */
+  double *split_rows;
+  int64_t nsplits;
+  origin_map origins;
+  /* run state */
+  bool done, failed;
+  int fail_code;
+  double end_time;
+  int next_fault;
+  double interval, next_sample, last_sample, time_limit;
+};
+
+/* ------------------------------------------------------------ small maps */
+
+static uint64_t origin_key(const sl_decision *d)
+{
+  if (d->ninputs == 0)
+    return (1ULL << 63) | (uint64_t)d->split;
+  return (uint64_t)(uintptr_t)d->inputs; /* an origin's input array: stable and its own */
+}
+
+static int origin_grow(origin_map *m)
+{
+  uint64_t ncap = m->cap ? m->cap * 2 : 1024;
+  uint64_t *keys = calloc(ncap, sizeof *keys);
+  uint32_t *vals = calloc(ncap, sizeof *vals);
+  if (!keys || !vals) {
+    free(keys);
+    free(vals);
+    return SL_ENOMEM;
+  }
+  for (uint64_t i = 0; i < m->cap; i++)
+    if (m->keys[i]) {
+      uint64_t h = sl__sim_mix(m->keys[i]) & (ncap - 1);
+      while (keys[h])
+        h = (h + 1) & (ncap - 1);
+      keys[h] = m->keys[i];
+      vals[h] = m->vals[i];
+    }
+  free(m->keys);
+  free(m->vals);
+  m->keys = keys;
+  m->vals = vals;
+  m->cap = ncap;
+  return 0;
+}
+
+static uint32_t origin_of(origin_map *m, const sl_decision *d)
+{
+  uint64_t key = origin_key(d);
+  if (!key)
+    return d->task;
+  if ((m->n + 1) * 2 > m->cap && origin_grow(m) < 0)
+    return d->task;
+  uint64_t h = sl__sim_mix(key) & (m->cap - 1);
+  while (m->keys[h] && m->keys[h] != key)
+    h = (h + 1) & (m->cap - 1);
+  if (m->keys[h])
+    return m->vals[h];
+  if (d->attempt > 0)
+    return d->task; /* its origin ran before tasks were kept: unknown */
+  m->keys[h] = key;
+  m->vals[h] = d->task;
+  m->n++;
+  return d->task;
+}
+
+static int parts_reserve(sim *s, sl_part_id p)
+{
+  if (p < s->parts_cap)
+    return 0;
+  uint32_t ncap = s->parts_cap ? s->parts_cap : 1024;
+  while (ncap <= p)
+    ncap *= 2;
+  int32_t *node = realloc(s->part_node, sizeof *node * ncap);
+  if (!node)
+    return SL_ENOMEM;
+  s->part_node = node;
+  double *bytes = realloc(s->part_bytes, sizeof *bytes * ncap);
+  if (!bytes)
+    return SL_ENOMEM;
+  s->part_bytes = bytes;
+  for (uint32_t i = s->parts_cap; i < ncap; i++) {
+    s->part_node[i] = -1;
+    s->part_bytes[i] = 0;
+  }
+  s->parts_cap = ncap;
+  return 0;
+}
+
+/* ------------------------------------------------------------ recording */
+
+static void record(sim *s, const slot_t *w, sl_task_status status, double end)
+{
+  if (!s->o->keep_tasks)
+    return;
+  sl_task_record r = {.task = w->task, .origin = w->origin, .attempt = w->attempt, .op = w->op, .node = w->node,
+                      .slot = w->slot, .start_s = w->start, .end_s = end, .rows_in = w->rows_in,
+                      .rows_out = w->emitted_rows, .bytes_in = w->bytes_in, .bytes_out = w->bytes_out,
+                      .parts_out = w->parts_out, .status = status};
+  if (sl_recorder_task(s->rec, &r) < 0)
+    s->res->code = SL_ENOMEM;
+}
+
+/* ------------------------------------------------------------- decisions */
+
+static void fail_job(sim *s, int code, double now)
+{
+  if (s->done)
+    return;
+  s->done = s->failed = true;
+  s->fail_code = code;
+  s->end_time = now;
+}
+
+static void spawn_worker(sim *s, slot_t *w);
+
+static slot_t *slot_at(sim *s, int node, int slot)
+{
+  if (node < 0 || node >= s->cluster->nnodes || slot < 0 || slot >= s->nodes[node].nslots)
+    return NULL;
+  return &s->nodes[node].slots[slot];
+}
+
+static bool is_self(const slot_t *w)
+{
+  return w->actor && w->actor == sg_actor_self();
+}
+
+static void wake(slot_t *w)
+{
+  /* a worker handed work by its own drain needs no wake-up */
+  if (w->actor && !is_self(w))
+    sg_sem_release(w->wake);
+}
+
+static void on_launch(sim *s, const sl_decision *d, double now)
+{
+  slot_t *w = slot_at(s, d->node, d->slot);
+  if (!w || w->busy) {
+    fail_job(s, SL_ESTATE, now); /* the core promised a slot twice: a bug */
+    return;
+  }
+  const sl_pop *op = &s->plan->ops[d->op];
+  w->busy = true;
+  w->waiting = false;
+  w->pulling_from = -1;
+  w->task = d->task;
+  w->origin = s->o->keep_tasks ? origin_of(&s->origins, d) : d->task;
+  w->op = d->op;
+  w->attempt = d->attempt;
+  w->split = d->split;
+  w->rows_in = d->rows;
+  w->bytes_in = d->bytes;
+  w->start = now;
+  w->inputs = d->inputs;
+  w->ninputs = d->ninputs;
+  /* emissions as tests/harness.h makes them: evenly, at the target size */
+  double seconds = sl_plan_task_time(op, (double)d->rows) *
+                   sl__sim_spread(op->time_spread, s->o->seed, STREAM_SPREAD, d->task);
+  w->rows_out = (int64_t)round(sl_plan_task_out_rows(op, (double)d->rows));
+  w->row_bytes = op->out_row_bytes;
+  double per = isfinite(d->target_bytes) ? ceil(d->target_bytes / fmax(w->row_bytes, 1)) : (double)w->rows_out;
+  w->rows_per_flush = (int64_t)fmax(1, per);
+  w->nflush = w->rows_out > 0 ? (uint32_t)ceil((double)w->rows_out / (double)w->rows_per_flush) : 0;
+  w->next = 0;
+  w->emitted_rows = 0;
+  w->bytes_out = 0;
+  w->parts_out = 0;
+  w->chunk_flops = seconds * SL_SIM_FLOPS / (w->nflush ? w->nflush : 1);
+  s->res->attempts++;
+  wake(w);
+}
+
+static void on_resume(sim *s, const sl_decision *d)
+{
+  slot_t *w = slot_at(s, d->node, d->slot);
+  if (w && w->busy && w->task == d->task && w->waiting) {
+    w->waiting = false;
+    wake(w);
+  }
+}
+
+/* Stops the attempt on @p w: its worker dies and a fresh one takes the slot. */
+static void kill_attempt(sim *s, slot_t *w, sl_task_status status, double now)
+{
+  record(s, w, status, now);
+  w->busy = w->waiting = false;
+  w->pulling_from = -1;
+  if (!w->actor || is_self(w))
+    return; /* the worker sees it is no longer busy and drops the attempt */
+  sg_actor_kill(w->actor);
+  sg_actor_unref(w->actor);
+  w->actor = NULL;
+  spawn_worker(s, w);
+}
+
+static void on_cancel(sim *s, const sl_decision *d, double now)
+{
+  slot_t *w = slot_at(s, d->node, d->slot);
+  if (w && w->busy && w->task == d->task)
+    kill_attempt(s, w, SL_TASK_CANCELLED, now);
+  sl_core_failed(s->core, now, d->task); /* decisions join the queue being drained */
+}
+
+static void on_rollback(sim *s, const sl_decision *d)
+{
+  for (int64_t k = 0; k < s->nsplits; k++)
+    if (!d->keep_split[k])
+      s->split_rows[k] = 0;
+}
+
+static void handle(sim *s, const sl_decision *d, double now)
+{
+  switch (d->kind) {
+  case SL_DEC_LAUNCH:
+    on_launch(s, d, now);
+    break;
+  case SL_DEC_RESUME:
+    on_resume(s, d);
+    break;
+  case SL_DEC_CANCEL:
+    on_cancel(s, d, now);
+    break;
+  case SL_DEC_DELIVER:
+    if (d->split >= 0 && d->split < s->nsplits)
+      s->split_rows[d->split] += (double)d->rows;
+    break;
+  case SL_DEC_ROLLBACK:
+    on_rollback(s, d);
+    break;
+  case SL_DEC_DONE:
+    if (!s->done) {
+      s->done = true;
+      s->end_time = now;
+    }
+    break;
+  case SL_DEC_FAIL:
+    fail_job(s, d->code, now);
+    break;
+  case SL_DEC_DROP:
+  case SL_DEC_CHECKPOINT:
+    break; /* the simulated sink has nothing to snapshot or free */
+  }
+}
+
+/* Wakes the driver when the job ended or the core wants a tick before the
+ * driver planned to wake up. */
+static void notify_driver(sim *s)
+{
+  if (s->in_driver || s->driver_signalled)
+    return;
+  if (s->done || sl_core_wakeup(s->core) < s->driver_wake_at - EPS) {
+    s->driver_signalled = true;
+    sg_sem_release(s->driver_sem);
+  }
+}
+
+static void drain(sim *s, double now)
+{
+  sl_decision d;
+  while (sl_core_next(s->core, &d))
+    handle(s, &d, now);
+  notify_driver(s);
+}
+
+/* ---------------------------------------------------------------- worker */
+
+static bool still_mine(const slot_t *w, sl_task_id task)
+{
+  return w->busy && w->task == task && !w->s->done;
+}
+
+/* Pulls what the attempt reads: storage bytes of a source, then the input
+ * partitions held by other nodes, one transfer per run of inputs from the
+ * same node. */
+static void fetch_inputs(slot_t *w)
+{
+  sim *s = w->s;
+  const sl_pop *op = &s->plan->ops[w->op];
+  if (op->kind == SL_OP_SOURCE && op->read_bytes_per_row > 0 && s->storage) {
+    double bytes = (double)w->rows_in * op->read_bytes_per_row;
+    if (bytes > 0)
+      sg_host_sendto(s->storage, s->nodes[w->node].cpu, bytes);
+  }
+  int i = 0;
+  while (i < w->ninputs) {
+    sl_part_id p = w->inputs[i];
+    int from = p < s->parts_cap ? s->part_node[p] : -1;
+    double bytes = 0;
+    for (; i < w->ninputs; i++) {
+      sl_part_id q = w->inputs[i];
+      if ((q < s->parts_cap ? s->part_node[q] : -1) != from)
+        break;
+      bytes += s->part_bytes[q];
+    }
+    if (from < 0 || from == w->node || bytes <= 0 || !s->nodes[from].alive)
+      continue;
+    w->pulling_from = from;
+    sg_host_sendto(s->nodes[from].cpu, s->nodes[w->node].cpu, bytes);
+    w->pulling_from = -1;
+  }
+}
+
+static void execute(slot_t *w, double flops)
+{
+  if (flops <= 0)
+    return;
+  const node_t *nd = &w->s->nodes[w->node];
+  if (w->s->plan->ops[w->op].gpu > 0 && nd->gpu) {
+    sg_exec_t e = sg_actor_exec_init(flops);
+    sg_exec_set_host(e, nd->gpu);
+    sg_exec_start(e);
+    sg_exec_wait(e); /* the GPU host goes down only after this worker's host */
+    return;
+  }
+  sg_actor_execute(flops);
+}
+
+static void note_store(sim *s, int node)
+{
+  double over = sl_core_node_store(s->core, node) - s->nodes[node].budget;
+  if (over > s->res->max_store_over_budget)
+    s->res->max_store_over_budget = over;
+}
+
+/* Emits the next partition, waiting for RESUME while the core refuses it.
+ * False when the attempt is over (cancelled, killed, or the job ended). */
+static bool emit_next(slot_t *w, sl_task_id task)
+{
+  sim *s = w->s;
+  for (;;) {
+    int64_t left = w->rows_out - w->emitted_rows;
+    int64_t rows = left < w->rows_per_flush ? left : w->rows_per_flush;
+    double bytes = (double)rows * w->row_bytes, now = simgrid_get_clock();
+    sl_part_id part;
+    sl_emit_fate fate;
+    int rc = sl_core_emit(s->core, now, task, rows, bytes, &part, &fate);
+    if (rc == SL_EAGAIN) {
+      w->waiting = true;
+      drain(s, now);
+      while (w->waiting && still_mine(w, task))
+        sg_sem_acquire(w->wake);
+      if (!still_mine(w, task))
+        return false;
+      continue;
+    }
+    if (rc < 0) {
+      drain(s, now); /* an OOM: the core decided FAIL */
+      fail_job(s, rc, now);
+      return false;
+    }
+    if (fate != SL_EMIT_DISCARDED && parts_reserve(s, part) == 0) {
+      s->part_node[part] = w->node;
+      s->part_bytes[part] = bytes;
+    }
+    w->emitted_rows += rows;
+    w->bytes_out += bytes;
+    w->parts_out++;
+    w->next++;
+    note_store(s, w->node);
+    drain(s, now);
+    return still_mine(w, task);
+  }
+}
+
+static void run_attempt(slot_t *w)
+{
+  sim *s = w->s;
+  sl_task_id task = w->task;
+  fetch_inputs(w);
+  if (w->nflush == 0)
+    execute(w, w->chunk_flops);
+  while (w->next < w->nflush) {
+    execute(w, w->chunk_flops);
+    if (!still_mine(w, task) || !emit_next(w, task))
+      return;
+  }
+  if (!still_mine(w, task))
+    return;
+  double now = simgrid_get_clock();
+  record(s, w, SL_TASK_DONE, now);
+  w->busy = false; /* before the core hands the slot out again */
+  sl_core_finished(s->core, now, task);
+  drain(s, now);
+}
+
+static void worker_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  slot_t *w = sg_actor_self_get_data();
+  sg_actor_daemonize(sg_actor_self());
+  for (;;) {
+    while (!w->busy || w->s->done)
+      sg_sem_acquire(w->wake);
+    run_attempt(w);
+  }
+}
+
+static void spawn_worker(sim *s, slot_t *w)
+{
+  char name[48];
+  snprintf(name, sizeof name, "w%d.%d", w->node, w->slot);
+  sg_actor_t a = sg_actor_init(name, s->nodes[w->node].cpu);
+  sg_actor_set_data(a, w);
+  sg_actor_ref(a); /* kept valid until we let go of it */
+  sg_actor_start(a, worker_main, 0, NULL);
+  w->actor = a;
+}
+
+/* ---------------------------------------------------------------- faults */
+
+/* The node goes down with its workers; tasks elsewhere that were pulling
+ * its bytes die first, then are reported failed once the core knows. */
+static void lose_node(sim *s, int n, double now)
+{
+  node_t *nd = &s->nodes[n];
+  if (!nd->alive)
+    return;
+  sl_task_id *victims = NULL;
+  int nvictims = 0;
+  for (int i = 0; i < s->nslots; i++) {
+    slot_t *w = &s->slots[i];
+    if (w->node == n || !w->busy || w->pulling_from != n)
+      continue;
+    sl_task_id *grown = realloc(victims, sizeof *victims * (nvictims + 1));
+    if (!grown)
+      continue;
+    victims = grown;
+    victims[nvictims++] = w->task;
+    kill_attempt(s, w, SL_TASK_FAILED, now);
+  }
+  for (int k = 0; k < nd->nslots; k++) {
+    slot_t *w = &nd->slots[k];
+    if (w->busy)
+      record(s, w, SL_TASK_FAILED, now);
+    w->busy = w->waiting = false;
+    if (w->actor)
+      sg_actor_unref(w->actor);
+    w->actor = NULL;
+  }
+  nd->alive = false;
+  sg_host_turn_off(nd->cpu); /* first: workers die before their GPU executions */
+  if (nd->gpu)
+    sg_host_turn_off(nd->gpu);
+  s->res->nodes_lost++;
+  sl_core_node_lost(s->core, now, n);
+  drain(s, now);
+  for (int v = 0; v < nvictims; v++) {
+    sl_core_failed(s->core, now, victims[v]);
+    drain(s, now);
+  }
+  free(victims);
+}
+
+static void join_node(sim *s, int n, double now)
+{
+  node_t *nd = &s->nodes[n];
+  if (nd->alive)
+    return;
+  sg_host_turn_on(nd->cpu);
+  if (nd->gpu)
+    sg_host_turn_on(nd->gpu);
+  nd->alive = true;
+  for (int k = 0; k < nd->nslots; k++)
+    spawn_worker(s, &nd->slots[k]);
+  s->res->nodes_joined++;
+  sl_core_node_joined(s->core, now, n);
+  drain(s, now);
+}
+
+/* Kills the running attempt of @p op (-1: any) with the lowest task id. */
+static bool kill_task(sim *s, int op, double now)
+{
+  slot_t *victim = NULL;
+  for (int i = 0; i < s->nslots; i++) {
+    slot_t *w = &s->slots[i];
+    if (w->busy && (op < 0 || w->op == op) && sl_core_task_live(s->core, w->task) &&
+        (!victim || w->task < victim->task))
+      victim = w;
+  }
+  if (!victim)
+    return false;
+  sl_task_id task = victim->task;
+  kill_attempt(s, victim, SL_TASK_FAILED, now);
+  s->res->tasks_killed++;
+  sl_core_failed(s->core, now, task);
+  drain(s, now);
+  return true;
+}
+
+static double next_fault_time(const sim *s)
+{
+  double t = INFINITY;
+  if (s->o->faults && s->next_fault < s->o->faults->n)
+    t = s->o->faults->v[s->next_fault].time_s;
+  if (s->o->mtbf_s > 0)
+    for (int n = 0; n < s->cluster->nnodes; n++)
+      t = fmin(t, s->nodes[n].mtbf_next);
+  return t;
+}
+
+static void apply_scheduled(sim *s, const sl_sim_fault *f, double now)
+{
+  bool applied = false;
+  switch (f->kind) {
+  case SL_FAULT_KILL:
+    applied = kill_task(s, f->op, now);
+    break;
+  case SL_FAULT_LOSE:
+    applied = s->nodes[f->node].alive;
+    lose_node(s, f->node, now);
+    break;
+  case SL_FAULT_JOIN:
+    applied = !s->nodes[f->node].alive;
+    join_node(s, f->node, now);
+    break;
+  }
+  s->res->faults_applied += applied;
+}
+
+/* Random losses: each node fails after an exponential time of mean MTBF
+ * and comes back after the repair time. */
+static void apply_random(sim *s, int n, double now)
+{
+  node_t *nd = &s->nodes[n];
+  if (nd->alive) {
+    lose_node(s, n, now);
+    nd->mtbf_next = s->o->repair_s > 0 ? now + s->o->repair_s : INFINITY;
+  } else {
+    join_node(s, n, now);
+    nd->mtbf_next = now + sl__sim_exponential(s->o->mtbf_s, s->o->seed, STREAM_MTBF + (uint64_t)n, nd->mtbf_draws++);
+  }
+  s->res->faults_applied++;
+}
+
+static void apply_faults(sim *s, double now)
+{
+  while (!s->done) {
+    if (s->o->faults && s->next_fault < s->o->faults->n && s->o->faults->v[s->next_fault].time_s <= now + EPS) {
+      apply_scheduled(s, &s->o->faults->v[s->next_fault++], now);
+      continue;
+    }
+    int due = -1;
+    if (s->o->mtbf_s > 0)
+      for (int n = 0; n < s->cluster->nnodes && due < 0; n++)
+        if (s->nodes[n].mtbf_next <= now + EPS)
+          due = n;
+    if (due < 0)
+      return;
+    apply_random(s, due, now);
+  }
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static void sample(sim *s, double t)
+{
+  if (t <= s->last_sample && s->last_sample >= 0)
+    return;
+  if (sl_recorder_sample(s->rec, t, s->core) < 0)
+    s->res->code = SL_ENOMEM;
+  s->last_sample = t;
+}
+
+static double plan_wake(sim *s)
+{
+  double next = fmin(fmin(sl_core_wakeup(s->core), s->next_sample), next_fault_time(s));
+  return fmin(next, s->time_limit);
+}
+
+static void driver_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  sim *s = sg_actor_self_get_data();
+  s->in_driver = true;
+  sl_core_start(s->core, 0);
+  drain(s, 0);
+  sample(s, 0);
+  s->next_sample = s->interval;
+  int stuck = 0;
+  while (!s->done) {
+    double now = simgrid_get_clock(), next = plan_wake(s);
+    if (next > now) {
+      s->driver_wake_at = next;
+      s->driver_signalled = false;
+      s->in_driver = false;
+      sg_sem_acquire_timeout(s->driver_sem, next - now);
+      s->in_driver = true;
+      now = simgrid_get_clock();
+      stuck = 0;
+    } else if (++stuck > 1000) {
+      fail_job(s, SL_ESTALL, now); /* a wakeup that never moves on */
+      break;
+    }
+    if (s->done)
+      break;
+    /* a timer that fired a hair early still serves its deadline */
+    if (next - now < EPS && next >= now)
+      now = next;
+    if (now >= s->time_limit) {
+      s->res->timed_out = true;
+      s->end_time = now;
+      break;
+    }
+    apply_faults(s, now);
+    double wake = sl_core_wakeup(s->core);
+    if (!s->done && wake <= now + EPS) {
+      sl_core_tick(s->core, fmax(now, wake));
+      drain(s, now);
+    }
+    while (s->next_sample <= now + EPS) {
+      sample(s, s->next_sample);
+      s->next_sample += s->interval;
+    }
+  }
+  if (!s->done && !s->res->timed_out)
+    s->end_time = simgrid_get_clock();
+  sample(s, s->end_time);
+}
+
+/* ------------------------------------------------------------ the child */
+
+static double now_wall(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Writes the generated platform to a temporary file and loads it. */
+static int load_generated(sim *s, sl_sim_layout *layout, char *err, size_t errlen)
+{
+  const char *dir = getenv("TMPDIR");
+  char path[512];
+  snprintf(path, sizeof path, "%s/sluice-platform-XXXXXX.xml", dir && *dir ? dir : "/tmp");
+  int fd = mkstemps(path, 4);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    snprintf(err, errlen, "%.300s: cannot create the platform file: %s", path, strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return SL_EIO;
+  }
+  int rc = sl_sim_platform_write(s->cluster, s->plan, f);
+  if (fclose(f) != 0 || rc < 0) {
+    snprintf(err, errlen, "%.300s: cannot write the platform file", path);
+    unlink(path);
+    return SL_EIO;
+  }
+  simgrid_load_platform(path);
+  unlink(path);
+  if (sl_sim_layout_generated(s->cluster, layout) < 0) {
+    snprintf(err, errlen, "out of memory");
+    return SL_ENOMEM;
+  }
+  return 0;
+}
+
+static int load_platform(sim *s, sl_sim_layout *layout, char *err, size_t errlen)
+{
+  if (!s->o->platform_xml)
+    return load_generated(s, layout, err, errlen);
+  simgrid_load_platform(s->o->platform_xml);
+  sl_cluster mine;
+  int rc = sl_sim_platform_cluster(s->cluster->name, &mine, layout, err, errlen);
+  if (rc == 0 && mine.nnodes != s->cluster->nnodes) {
+    snprintf(err, errlen, "%s: the platform has %d nodes, the cluster %d", s->o->platform_xml, mine.nnodes,
+             s->cluster->nnodes);
+    rc = SL_EINVAL;
+  }
+  sl_cluster_free(&mine);
+  return rc;
+}
+
+static int setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen)
+{
+  const sl_cluster *c = s->cluster;
+  s->nodes = calloc(c->nnodes, sizeof *s->nodes);
+  int total = 0;
+  for (int n = 0; n < c->nnodes; n++)
+    total += sl_core_node_slots(s->core, n);
+  s->slots = calloc(total > 0 ? total : 1, sizeof *s->slots);
+  if (!s->nodes || !s->slots) {
+    snprintf(err, errlen, "out of memory");
+    return SL_ENOMEM;
+  }
+  s->nslots = total;
+  int k = 0;
+  for (int n = 0; n < c->nnodes; n++) {
+    node_t *nd = &s->nodes[n];
+    nd->cpu = sg_host_by_name(l->cpu[n]);
+    nd->gpu = l->gpu[n][0] ? sg_host_by_name(l->gpu[n]) : NULL;
+    if (!nd->cpu) {
+      snprintf(err, errlen, "no host '%s' for node %d", l->cpu[n], n);
+      return SL_EINVAL;
+    }
+    nd->alive = true;
+    nd->budget = sl_cluster_node_group(c, n)->store_bytes;
+    nd->nslots = sl_core_node_slots(s->core, n);
+    nd->slots = &s->slots[k];
+    nd->mtbf_next = s->o->mtbf_s > 0 ? sl__sim_exponential(s->o->mtbf_s, s->o->seed, STREAM_MTBF + (uint64_t)n, 0)
+                                     : INFINITY;
+    nd->mtbf_draws = 1;
+    for (int j = 0; j < nd->nslots; j++, k++) {
+      slot_t *w = &s->slots[k];
+      w->s = s;
+      w->node = n;
+      w->slot = j;
+      w->pulling_from = -1;
+      w->wake = sg_sem_init(0);
+      spawn_worker(s, w);
+    }
+  }
+  s->storage = l->storage[0] ? sg_host_by_name(l->storage) : NULL;
+  s->driver_host = sg_host_by_name(l->driver);
+  if (!s->driver_host) {
+    snprintf(err, errlen, "no host '%s' for the driver", l->driver);
+    return SL_EINVAL;
+  }
+  return 0;
+}
+
+/* FNV-1a over (split, rows delivered) in split order: equal for two runs
+ * that delivered the same rows of the same splits, whatever the order. The
+ * executor's checksum covers row contents; this one cannot. */
+static uint64_t sink_checksum(const sim *s)
+{
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (int64_t k = 0; k < s->nsplits; k++) {
+    uint64_t v[2] = {(uint64_t)k, (uint64_t)llround(s->split_rows[k])};
+    const unsigned char *p = (const unsigned char *)v;
+    for (size_t i = 0; i < sizeof v; i++)
+      h = (h ^ p[i]) * 0x100000001b3ULL;
+  }
+  return h;
+}
+
+static int64_t splits_wrong(const sim *s)
+{
+  const sl_plan *p = s->plan;
+  double per_split = (double)p->ops[0].rows_per_task * p->ops[p->nops - 1].alpha_rows;
+  int64_t wrong = 0;
+  for (int64_t k = 0; k < s->nsplits; k++)
+    wrong += fabs(s->split_rows[k] - per_split) > 1e-6;
+  return wrong;
+}
+
+static void fill_summary(sim *s, const sl_bound *b, bool have_bound)
+{
+  sl_summary *m = &s->res->summary;
+  memset(m, 0, sizeof *m);
+  const sl_plan *p = s->plan;
+  snprintf(m->workload, sizeof m->workload, "%s", p->workload ? p->workload->name : "");
+  snprintf(m->cluster, sizeof m->cluster, "%s", s->cluster->name);
+  snprintf(m->model, sizeof m->model, "%s", sl_core_opts_model_name(&s->o->core));
+  snprintf(m->engine, sizeof m->engine, "sim");
+  snprintf(m->accelerator, sizeof m->accelerator, "simulated");
+  sl_summary_from_core(m, s->core);
+  m->jct_s = s->end_time;
+  m->expected_rows = p->sink_rows;
+  m->throughput_rows_s = m->jct_s > 0 ? m->rows / m->jct_s : 0;
+  m->bound_s = have_bound ? b->jct_s : 0;
+  m->pct_of_bound = have_bound && m->jct_s > 0 ? 100 * b->jct_s / m->jct_s : 0;
+  m->peak_rss_bytes = 0; /* the simulator's memory is not the job's; 0 keeps outputs replayable */
+  m->sink_checksum = sink_checksum(s);
+  m->complete = s->done && !s->failed && fabs(m->rows - m->expected_rows) < 0.5;
+  if (s->failed)
+    snprintf(m->note, sizeof m->note, "%s", s->fail_code == SL_EOOM ? "out of memory: the store budget is exhausted"
+                                            : s->fail_code == SL_ESTALL ? "stalled: work is stranded"
+                                                                        : sl_strerror(s->fail_code));
+  else if (s->res->timed_out)
+    snprintf(m->note, sizeof m->note, "stopped at the simulated time limit (%.6g s)", s->time_limit);
+  else if (!s->done)
+    snprintf(m->note, sizeof m->note, "the simulation ended before the job");
+}
+
+static void free_sim(sim *s)
+{
+  sl_core_free(s->core);
+  sl_recorder_free(s->rec);
+  free(s->nodes);
+  free(s->slots);
+  free(s->part_node);
+  free(s->part_bytes);
+  free(s->split_rows);
+  free(s->origins.keys);
+  free(s->origins.vals);
+}
+
+static void simulate(const sl_sim_opts *o, sl_sim_result *r)
+{
+  sim s = {.o = o, .plan = o->plan, .cluster = o->cluster, .res = r, .last_sample = -1};
+  sl_sim_layout layout = {0};
+  sl_bound b;
+  bool have_bound = sl_bound_compute(o->plan, o->cluster, &b) == 0 && b.jct_s > 0;
+  s.interval = o->sample_interval_s > 0 ? o->sample_interval_s : have_bound ? b.jct_s / 100 : 1;
+  s.time_limit = o->time_limit_s > 0 ? o->time_limit_s : (have_bound ? 50 * b.jct_s : 0) + 3600;
+  r->sample_interval_s = s.interval;
+  s.core = sl_core_new(o->plan, o->cluster, &o->core, r->err, sizeof r->err);
+  if (!s.core) {
+    r->code = SL_EINVAL;
+    goto out;
+  }
+  s.nsplits = o->plan->ops[0].tasks;
+  s.split_rows = calloc(s.nsplits > 0 ? s.nsplits : 1, sizeof *s.split_rows);
+  s.rec = sl_recorder_new(o->plan, o->cluster, o->keep_tasks);
+  if (!s.split_rows || !s.rec) {
+    r->code = SL_ENOMEM;
+    snprintf(r->err, sizeof r->err, "out of memory");
+    goto out;
+  }
+  if ((r->code = load_platform(&s, &layout, r->err, sizeof r->err)) < 0 ||
+      (r->code = setup_nodes(&s, &layout, r->err, sizeof r->err)) < 0)
+    goto out;
+  s.driver_sem = sg_sem_init(0);
+  sg_actor_t d = sg_actor_init("driver", s.driver_host);
+  sg_actor_set_data(d, &s);
+  sg_actor_start(d, driver_main, 0, NULL);
+  double t0 = now_wall();
+  simgrid_run();
+  r->wall_s = now_wall() - t0;
+  fill_summary(&s, &b, have_bound);
+  r->splits_wrong = splits_wrong(&s);
+  if (r->code == 0 && o->out_dir &&
+      sl_recorder_write(s.rec, &r->summary, o->out_dir, r->err, sizeof r->err) < 0)
+    r->code = SL_EIO;
+out:
+  sl_sim_layout_free(&layout);
+  free_sim(&s);
+}
+
+static void child(const sl_sim_opts *o, int fd)
+{
+  sl_sim_result *r = calloc(1, sizeof *r);
+  if (!r)
+    _exit(3);
+  int argc = 3;
+  char *argv[] = {"sluice", "--log=root.thres:critical", "--log=xbt_cfg.thres:critical", NULL};
+  simgrid_init(&argc, argv);
+  sl_sim_platform_configure();
+  simulate(o, r);
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) == 0)
+    r->peak_rss_bytes = (double)ru.ru_maxrss * 1024;
+  const char *p = (const char *)r;
+  size_t left = sizeof *r;
+  while (left > 0) {
+    ssize_t n = write(fd, p, left);
+    if (n <= 0)
+      break;
+    p += n;
+    left -= (size_t)n;
+  }
+  _exit(0); /* skip SimGrid's teardown of thousands of actors */
+}
+
+void sl_sim_opts_default(sl_sim_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  sl_core_opts_default(&o->core);
+  o->seed = 1;
+  o->keep_tasks = true;
+}
+
+int sl_sim_run(const sl_sim_opts *o, sl_sim_result *r)
+{
+  memset(r, 0, sizeof *r);
+  int fds[2];
+  if (pipe(fds) < 0) {
+    snprintf(r->err, sizeof r->err, "cannot create a pipe: %s", strerror(errno));
+    return r->code = SL_EIO;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    snprintf(r->err, sizeof r->err, "cannot fork: %s", strerror(errno));
+    return r->code = SL_EIO;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    child(o, fds[1]);
+  }
+  close(fds[1]);
+  size_t got = 0;
+  while (got < sizeof *r) {
+    ssize_t n = read(fds[0], (char *)r + got, sizeof *r - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    got += (size_t)n;
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  if (got < sizeof *r) {
+    memset(r, 0, sizeof *r);
+    if (WIFSIGNALED(status))
+      snprintf(r->err, sizeof r->err, "the simulation died (signal %d)", WTERMSIG(status));
+    else
+      snprintf(r->err, sizeof r->err, "the simulation ended without a result (exit %d)", WEXITSTATUS(status));
+    r->code = SL_EIO;
+  }
+  return r->code;
+}
