@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <hwloc.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -818,6 +819,11 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
     snprintf(err, errlen, "%s: cannot create the output directory: %s", opts->out_dir, strerror(errno));
     return SL_EIO;
   }
+  /* Partitions are allocated by one worker and freed by another at a high
+   * rate; keeping freed memory in the heaps instead of trimming it back to
+   * the kernel saves a page fault and a page clear per partition. */
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
   clock_gettime(CLOCK_MONOTONIC, &e.t0);
   pthread_mutex_init(&e.lock, NULL);
   pthread_condattr_t ca;

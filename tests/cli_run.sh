@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# sluice run from the command line: usage errors, a short real run with its
+# three output files, and an interrupted run that leaves a summary marked
+# incomplete and exits non-zero.
+set -u
+sluice=$1
+src=$2
+fails=0
+check() {
+  local what=$1
+  shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+exits() {
+  local want=$1
+  shift
+  "$@" >/dev/null 2>&1
+  [ $? -eq "$want" ]
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+
+check "run --help exits 0" exits 0 "$sluice" run --help
+check "unknown model exits 2" exits 2 "$sluice" run fig9-small --cluster fig9 --model sparkish
+check "bad --memory exits 2" exits 2 "$sluice" run fig9-small --cluster fig9 --memory lots
+check "bad --fail exits 2" exits 2 "$sluice" run fig9-small --cluster fig9 --fail explode@3s
+check "--fail on an unknown node exits 2" exits 2 "$sluice" run fig9-small --cluster fig9 --fail lose:7@1s
+check "--on-full takes spill or oom" exits 2 "$sluice" run fig9-small --cluster fig9 --on-full maybe
+
+cat >tiny.ini <<'INI'
+[workload]
+target_partition = 64KB
+[read]
+kind = source
+tasks = 16
+rows_per_task = 4
+row_bytes = 64KB
+time_per_task = 20ms
+[work]
+kind = map
+cpu = 0.5
+kernel = spin
+time_per_row = 2ms
+INI
+"$sluice" run tiny.ini --cluster "$src/workloads/clusters/fig9.ini" --out out >run.log 2>&1
+check "a short run exits 0" test $? -eq 0
+check "summary, timeline and tasks are written" test -s out/summary.csv -a -s out/timeline.csv -a -s out/tasks.csv
+check "the summary says complete" bash -c "awk -F, 'NR==1{for(i=1;i<=NF;i++)h[\$i]=i} NR==2{exit !(\$h[\"complete\"]==1 && \$h[\"rows\"]==64)}' out/summary.csv"
+tasks=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["tasks"]}' out/summary.csv)
+check "one task row per attempt ($tasks)" test "$(($(wc -l <out/tasks.csv) - 1))" -eq "$tasks"
+check "no temporary files left" bash -c "! ls -a out | grep -q tmp"
+
+"$sluice" run "$src/workloads/fig11-small.ini" --cluster "$src/workloads/clusters/fig11.ini" --out int >int.log 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+code=$?
+check "an interrupted run exits non-zero ($code)" test $code -ne 0 -a $code -ne 2
+check "it leaves a summary marked incomplete" bash -c "awk -F, 'NR==1{for(i=1;i<=NF;i++)h[\$i]=i} NR==2{exit !(\$h[\"complete\"]==0)}' int/summary.csv"
+exit $((fails > 0))
