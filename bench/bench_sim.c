@@ -123,6 +123,8 @@ static int bench_scale(int reps, int64_t ntasks)
   src->rows_per_task = 1;
   src->out_row_bytes = 1e6;
   src->time_per_task = 0.2;
+  src->time_spread = getenv("SPREAD") ? atof(getenv("SPREAD")) : 0;
+  
   sl_op_spec *t = add_op(&w, "transform", SL_OP_MAP, 0.99, 0);
   t->time_per_row = 0.3;
   t->out_row_bytes = 1e6;

@@ -57,6 +57,8 @@ typedef struct {
   sl_on_full on_full;
   double reservation_ratio;   /**< Ray Data's op_resource_reservation_ratio; 0 (default) leaves admission to Algorithms 1-2 */
   double replenish_period_s;  /**< Algorithm 2 period (1 s) */
+  bool drain_sum;             /**< Algorithm 2 as printed: P sums the operators' times
+                                   (default: P is the slowest operator's time) */
   double checkpoint_interval_s; /**< stream model: time between checkpoints */
   double checkpoint_cost_s;   /**< stream model: pause per checkpoint */
   double restart_cost_s;      /**< stream model: time to restart after a rollback */

@@ -27,7 +27,8 @@
 
 typedef struct {
   double admit_budget; /* Algorithm 1: source bytes that may still enter */
-  double last_refill;
+  double admit_rate;   /* Algorithm 2: bytes per second the pipeline drains */
+  double last_accrual;
   double next_refill;
   /* reservation allocator, recomputed before every dispatch */
   bool reserve;
@@ -182,6 +183,7 @@ static bool within_budget(const sl_core *c, int op)
 /* ----------------------------------------------------------- eligibility */
 
 static double available_slots(const sl_core *c, int i);
+static void accrue(sl_core *c, double now);
 
 /* Bytes the running tasks of @p op will still put in the store. */
 static double still_to_emit(const sl_core *c, int op)
@@ -354,6 +356,8 @@ static void streaming_schedule(sl_core *c, double now)
   }
   for (int i = c->nops - 1; i >= 0; i--)
     sl__launch_retries(c, now, i);
+  if (!c->opts.streaming.no_adaptive)
+    accrue(c, now);
   for (;;) {
     bool launched = false;
     if (st->reserve)
@@ -418,16 +422,34 @@ static double available_slots(const sl_core *c, int i)
 /* Seconds of downstream work one source task brings (the paper's P). */
 static double drain_seconds(const sl_core *c)
 {
-  double P = 0;
+  double P = 0, worst = 0;
   double rows_per_source_task = c->ops[0].est_in_rows * c->plan->ops[0].rows_out_per_row;
   for (int i = 1; i < c->nops; i++) {
     const sl__op *s = &c->ops[i];
     double rows_reaching = rows_per_source_task * (c->plan->ops[i - 1].alpha_rows /
                                                    fmax(c->plan->ops[0].alpha_rows, EPS));
     double tasks = rows_reaching / fmax(s->est_in_rows, EPS);
-    P += s->est_time / available_slots(c, i) * tasks;
+    double Pi = s->est_time / available_slots(c, i) * tasks;
+    P += Pi;
+    worst = fmax(worst, Pi);
   }
-  return P;
+  /* The paper adds the operators' times up. Operators hold disjoint slots
+   * and run side by side, so the pipeline drains at the pace of its slowest
+   * one: the bottleneck form admits exactly what that one can take. */
+  return c->opts.drain_sum ? P : worst;
+}
+
+/* The budget grows continuously at the last computed drain rate, so source
+ * tasks enter as the pipeline makes room rather than in bursts at each
+ * period; Algorithm 2 refreshes the rate every period. */
+static void accrue(sl_core *c, double now)
+{
+  streaming_state *st = state(c);
+  double L_cpu, L_gpu, L_mem;
+  class_totals(c, &L_cpu, &L_gpu, &L_mem);
+  if (now > st->last_accrual)
+    st->admit_budget = fmin(L_mem, st->admit_budget + st->admit_rate * (now - st->last_accrual));
+  st->last_accrual = fmax(st->last_accrual, now);
 }
 
 static void streaming_tick(sl_core *c, double now)
@@ -435,16 +457,11 @@ static void streaming_tick(sl_core *c, double now)
   streaming_state *st = state(c);
   if (c->opts.streaming.no_adaptive || now + EPS < st->next_refill)
     return;
+  accrue(c, now);
+  double P = drain_seconds(c);
   double L_cpu, L_gpu, L_mem;
   class_totals(c, &L_cpu, &L_gpu, &L_mem);
-  double P = drain_seconds(c);
-  double dt = now - st->last_refill;
-  if (P > EPS)
-    st->admit_budget += c->ops[0].est_out_bytes * dt / P;
-  else
-    st->admit_budget = L_mem;
-  st->admit_budget = fmin(st->admit_budget, L_mem);
-  st->last_refill = now;
+  st->admit_rate = P > EPS ? c->ops[0].est_out_bytes / P : L_mem;
   st->next_refill = now + c->opts.replenish_period_s;
 }
 
@@ -455,7 +472,12 @@ static double streaming_wakeup(const sl_core *c)
     return INFINITY;
   if (c->ops[0].next_split >= c->plan->ops[0].tasks)
     return INFINITY; /* every source task admitted: nothing to refill */
-  return st->next_refill;
+  double wake = st->next_refill;
+  double missing = c->ops[0].est_out_bytes - st->admit_budget;
+  if (missing > 0 && st->admit_rate > 0)
+    /* at least a microsecond ahead: a rounding-sized wait would never end */
+    wake = fmin(wake, st->last_accrual + fmax(missing / st->admit_rate, 1e-6));
+  return wake;
 }
 
 double sl__streaming_drain_seconds(const sl_core *c)
@@ -506,7 +528,7 @@ static int streaming_init(sl_core *c, char *err, size_t errlen)
     st->cap[i] = c->plan->ops[i].concurrency;
   if (c->opts.streaming.no_adaptive)
     fixed_concurrency(c);
-  st->next_refill = c->opts.replenish_period_s;
+  st->next_refill = 0; /* the first tick computes the drain rate */
   if (c->opts.streaming.static_alloc)
     return sl__static_init(c, err, errlen);
   return 0;

@@ -662,12 +662,10 @@ static void apply_faults(sim *s, double now)
 
 /* ---------------------------------------------------------------- driver */
 
-static double now_wall(void);
 static void sample(sim *s, double t)
 {
   if (t <= s->last_sample && s->last_sample >= 0)
     return;
-  if (getenv("SLW")) { sl_core_stats st; sl_core_get_stats(s->core, &st); fprintf(stderr, "t=%.2f wall=%.3f launched=%lld\n", t, now_wall(), (long long)st.tasks_launched); }
   if (sl_recorder_sample(s->rec, t, s->core) < 0)
     s->res->code = SL_ENOMEM;
   s->last_sample = t;

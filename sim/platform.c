@@ -99,6 +99,22 @@ static void write_node(FILE *f, const sl_cluster *c, const sl_plan *plan, int n)
   write_link(f, id, g->nic_bps, c->latency_s / 2);
 }
 
+/* A backbone at least as fast as every NIC together can never limit a
+ * flow: leaving it out gives the same times and spares SimGrid a
+ * constraint that would couple every transfer of the cluster (each start or
+ * end of a flow would then re-solve all of them). */
+static bool backbone_binds(const sl_cluster *c)
+{
+  if (!(c->backbone_bps > 0) || !isfinite(c->backbone_bps))
+    return false;
+  double nics = 0;
+  for (int n = 0; n < c->nnodes; n++)
+    nics += or_fast(sl_cluster_node_group(c, n)->nic_bps);
+  if (c->storage_bps > 0)
+    nics += c->storage_bps;
+  return c->backbone_bps < nics;
+}
+
 int sl_sim_platform_write(const sl_cluster *c, const sl_plan *plan, FILE *f)
 {
   fputs("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -114,7 +130,8 @@ int sl_sim_platform_write(const sl_cluster *c, const sl_plan *plan, FILE *f)
   }
   for (int n = 0; n < c->nnodes; n++)
     write_node(f, c, plan, n);
-  fprintf(f, "    <backbone id=\"backbone\" bandwidth=\"%.17gBps\" latency=\"0s\"/>\n", or_fast(c->backbone_bps));
+  if (backbone_binds(c))
+    fprintf(f, "    <backbone id=\"backbone\" bandwidth=\"%.17gBps\" latency=\"0s\"/>\n", c->backbone_bps);
   fputs("    <host_link id=\"driver\" up=\"driver_UP\" down=\"driver_DOWN\"/>\n", f);
   if (storage)
     fputs("    <host_link id=\"storage\" up=\"storage_UP\" down=\"storage_DOWN\"/>\n", f);

@@ -121,6 +121,7 @@ static void test_algorithm2_worked_example(void **state)
   sl_cluster cl;
   one_node(&cl, 8, 4, 100e9);
   sl_core_opts o = model("streaming");
+  o.drain_sum = true;
   char err[256];
   sl_core *c = sl_core_new(&plan, &cl, &o, err, sizeof err);
   assert_non_null(c);
@@ -128,6 +129,9 @@ static void test_algorithm2_worked_example(void **state)
   /* only the two admitted source tasks run: they hold 2 of the 8 CPUs */
   assert_int_equal(c->ops[0].running, 2);
   assert_float_equal(sl__streaming_drain_seconds(c), 3.0, 1e-9);
+  /* the bottleneck form: the transform alone takes 2 s per partition */
+  c->opts.drain_sum = false;
+  assert_float_equal(sl__streaming_drain_seconds(c), 2.0, 1e-9);
   sl_core_free(c);
   sl_cluster_free(&cl);
 }

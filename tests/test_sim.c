@@ -1,0 +1,603 @@
+/* The simulator: every model completes fig9-small, JCTs agree with the
+ * harness engine, failures lose nothing, runs replay byte for byte, cost
+ * files round-trip through calibration, and bad inputs are refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "sim/costs.h"
+#include "sim/engine.h"
+#include "sim/faults.h"
+#include "sim/platform.h"
+#include "workloads/spec.h"
+
+#define MB 1e6
+
+static const char *const models[] = {"streaming", "streaming-noadapt", "streaming-nopart", "static", "batch", "stream"};
+#define NMODELS (sizeof models / sizeof models[0])
+
+/* ---------------------------------------------------------------- fixtures */
+
+typedef struct {
+  sl_workload w;
+  sl_plan plan;
+  sl_cluster cluster;
+} fixture;
+
+static void load_fig9_small(fixture *f, double store)
+{
+  char err[512];
+  int rc = sl_workload_load(SL_SOURCE_DIR "/workloads/fig9-small.ini", &f->w, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, 0);
+  rc = sl_cluster_load(SL_SOURCE_DIR "/workloads/clusters/fig9.ini", &f->cluster, err, sizeof err);
+  assert_int_equal(rc, 0);
+  sl_cluster_set_store(&f->cluster, store);
+  sl_plan_opts po = {0};
+  assert_int_equal(sl_plan_build(&f->plan, &f->w, &po, err, sizeof err), 0);
+}
+
+/* Three nodes of 4 CPU and 2 GPU slots: failures leave room to recover. */
+static void three_nodes(sl_cluster *c, double store, double nic)
+{
+  memset(c, 0, sizeof *c);
+  snprintf(c->name, sizeof c->name, "three");
+  c->ngroups = 1;
+  c->backbone_bps = 100e9;
+  c->latency_s = 50e-6;
+  sl_node_group *g = &c->groups[0];
+  snprintf(g->name, sizeof g->name, "n");
+  g->count = 3;
+  g->cpu = 4;
+  g->gpu = 2;
+  g->memory_bytes = 4 * store;
+  g->store_bytes = store;
+  g->cpu_speed = g->gpu_speed = 1;
+  g->nic_bps = nic;
+  assert_int_equal(sl_cluster_expand(c), 0);
+}
+
+static sl_sim_opts opts_for(const sl_plan *p, const sl_cluster *c, const char *model)
+{
+  sl_sim_opts o;
+  sl_sim_opts_default(&o);
+  assert_int_equal(sl_core_opts_set_model(&o.core, model), 0);
+  o.plan = p;
+  o.cluster = c;
+  o.keep_tasks = false;
+  return o;
+}
+
+static void assert_whole(const sl_sim_result *r, double rows)
+{
+  if (r->code || !r->summary.complete)
+    fprintf(stderr, "  run: code %d %s %s\n", r->code, r->err, r->summary.note);
+  assert_int_equal(r->code, 0);
+  assert_true(r->summary.complete);
+  assert_float_equal(r->summary.rows, rows, 1e-9);
+  assert_int_equal(r->splits_wrong, 0);
+  assert_true(r->max_store_over_budget <= 1e-6);
+}
+
+static double harness_jct(const sl_plan *p, const sl_cluster *c, const char *model)
+{
+  sl_core_opts o;
+  sl_core_opts_default(&o);
+  assert_int_equal(sl_core_opts_set_model(&o, model), 0);
+  harness h = {0};
+  double jct = h_run(&h, p, c, &o, 1e6);
+  assert_float_equal(h_delivered(&h), p->sink_rows, 1e-9);
+  h_free(&h);
+  return jct;
+}
+
+/* ----------------------------------------------------------------- models */
+
+static void test_fig9_small_every_model(void **state)
+{
+  (void)state;
+  for (double store = 60 * MB; store <= 160 * MB; store += 50 * MB) {
+    fixture f;
+    load_fig9_small(&f, store);
+    for (unsigned m = 0; m < NMODELS; m++) {
+      sl_sim_opts o = opts_for(&f.plan, &f.cluster, models[m]);
+      sl_sim_result r;
+      sl_sim_run(&o, &r);
+      double h = harness_jct(&f.plan, &f.cluster, models[m]);
+      fprintf(stderr, "  %3.0f MB %-18s sim %6.2f s  harness %6.2f s  (%+.1f%%)  %.1f%% of bound\n", store / MB,
+              models[m], r.summary.jct_s, h, 100 * (r.summary.jct_s / h - 1), r.summary.pct_of_bound);
+      assert_whole(&r, 800);
+      assert_true(r.summary.jct_s >= 15.0 - 1e-6);
+      assert_float_equal(r.summary.bound_s, 15.0, 1e-6);
+      /* one node, no transfers: only the order of simultaneous events differs */
+      assert_true(fabs(r.summary.jct_s / h - 1) <= 0.10);
+    }
+    sl_cluster_free(&f.cluster);
+  }
+}
+
+/* Streaming batch on one node: the sim's JCT is the harness's within 3%,
+ * and near the bound. */
+static void test_streaming_matches_harness(void **state)
+{
+  (void)state;
+  for (double store = 100 * MB; store <= 160 * MB; store += 20 * MB) {
+    fixture f;
+    load_fig9_small(&f, store);
+    sl_sim_opts o = opts_for(&f.plan, &f.cluster, "streaming");
+    sl_sim_result r;
+    sl_sim_run(&o, &r);
+    assert_whole(&r, 800);
+    double h = harness_jct(&f.plan, &f.cluster, "streaming");
+    assert_true(fabs(r.summary.jct_s / h - 1) <= 0.03);
+    assert_true(r.summary.jct_s <= 1.10 * 15.0);
+    assert_float_equal(r.summary.spilled_bytes, 0, 0);
+    sl_cluster_free(&f.cluster);
+  }
+}
+
+/* Transfers cost latency + bytes / bandwidth (CM02, TCP-gamma 0): one
+ * remote read of 10 MB over a 10 MB/s NIC adds a second. */
+static void test_transfer_time(void **state)
+{
+  (void)state;
+  sl_workload w = {0};
+  w.target_partition_bytes = 10 * MB;
+  sl_op_spec *src = &w.ops[w.nops++];
+  snprintf(src->name, sizeof src->name, "read");
+  src->kind = SL_OP_SOURCE;
+  src->cpu = 1;
+  src->tasks = 1;
+  src->rows_per_task = 1;
+  src->out_row_bytes = 10 * MB;
+  src->read_bytes_per_row = 10 * MB;
+  src->time_per_task = 1;
+  src->rows_out_per_row = 1;
+  sl_plan p;
+  char err[256];
+  sl_plan_opts po = {0};
+  assert_int_equal(sl_plan_build(&p, &w, &po, err, sizeof err), 0);
+  sl_cluster c;
+  three_nodes(&c, 100 * MB, 10 * MB);
+  c.latency_s = 0;
+  c.storage_bps = 1e12;
+  c.storage_latency_s = 0.5;
+  sl_sim_opts o = opts_for(&p, &c, "streaming");
+  sl_sim_result r;
+  sl_sim_run(&o, &r);
+  assert_whole(&r, 1);
+  /* 0.5 s latency + 10 MB at 10 MB/s, then 1 s of work */
+  assert_float_equal(r.summary.jct_s, 2.5, 1e-6);
+  sl_cluster_free(&c);
+}
+
+/* -------------------------------------------------------------- failures */
+
+static void run_faults(const char *model, const char *schedule, double nic, bool expect_recovery)
+{
+  fixture f;
+  load_fig9_small(&f, 160 * MB);
+  sl_cluster_free(&f.cluster);
+  three_nodes(&f.cluster, 40 * MB, nic);
+  sl_sim_faults faults;
+  char err[256];
+  int rc = sl_sim_faults_parse(schedule, &f.plan, &f.cluster, &faults, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, 0);
+  sl_sim_opts o = opts_for(&f.plan, &f.cluster, model);
+  o.core.checkpoint_interval_s = 2;
+  o.faults = &faults;
+  sl_sim_result r;
+  sl_sim_run(&o, &r);
+  fprintf(stderr, "  %-18s %-40s jct %6.2f s retried %lld lost %lld rollbacks %lld faults %lld\n", model, schedule,
+          r.summary.jct_s, (long long)r.summary.retried_tasks, (long long)r.summary.lost_partitions,
+          (long long)r.summary.rollbacks, (long long)r.faults_applied);
+  assert_whole(&r, 800);
+  if (expect_recovery)
+    assert_true(r.summary.retried_tasks > 0 || r.summary.rollbacks > 0);
+  sl_sim_faults_free(&faults);
+  sl_cluster_free(&f.cluster);
+}
+
+static void test_failures_every_model(void **state)
+{
+  (void)state;
+  for (unsigned m = 0; m < NMODELS; m++) {
+    run_faults(models[m], "kill:transform@3s", 1.25e9, true);
+    run_faults(models[m], "lose:1@4s,join:1@7s", 1.25e9, true);
+    run_faults(models[m], "kill@2s,lose:n.2@5s,kill:infer@6s,join:n.2@6.5s,lose:0@9s,join:0@10s", 1.25e9, true);
+  }
+}
+
+/* A node lost while others pull its partitions over a slow network: the
+ * pullers die first (SimGrid would abort otherwise) and their tasks rerun. */
+static void test_node_lost_mid_transfer(void **state)
+{
+  (void)state;
+  for (double t = 3.0; t <= 6.0; t += 0.75) {
+    char schedule[64];
+    snprintf(schedule, sizeof schedule, "lose:0@%gs,join:0@%gs", t, t + 2);
+    run_faults("streaming", schedule, 20 * MB, true);
+    run_faults("batch", schedule, 20 * MB, true);
+  }
+}
+
+static void test_random_losses(void **state)
+{
+  (void)state;
+  fixture f;
+  load_fig9_small(&f, 160 * MB);
+  sl_cluster_free(&f.cluster);
+  three_nodes(&f.cluster, 40 * MB, 1.25e9);
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    sl_sim_opts o = opts_for(&f.plan, &f.cluster, "streaming");
+    o.mtbf_s = 20;
+    o.repair_s = 2;
+    o.seed = seed;
+    sl_sim_result r;
+    sl_sim_run(&o, &r);
+    assert_whole(&r, 800);
+    assert_true(r.nodes_lost == r.nodes_joined || r.nodes_lost == r.nodes_joined + 1);
+  }
+  sl_cluster_free(&f.cluster);
+}
+
+/* ----------------------------------------------------------- determinism */
+
+static char *slurp(const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  assert_non_null(buf);
+  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  *len = (size_t)n;
+  return buf;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+  size_t la, lb;
+  char *x = slurp(a, &la), *y = slurp(b, &lb);
+  assert_int_equal(la, lb);
+  assert_memory_equal(x, y, la);
+  free(x);
+  free(y);
+}
+
+static void test_deterministic(void **state)
+{
+  (void)state;
+  fixture f;
+  load_fig9_small(&f, 160 * MB);
+  sl_cluster_free(&f.cluster);
+  three_nodes(&f.cluster, 40 * MB, 50 * MB);
+  f.plan.ops[1].time_spread = 0.3; /* random task times, from the seed */
+  sl_sim_faults faults;
+  char err[256], dirs[2][128];
+  assert_int_equal(sl_sim_faults_parse("kill:transform@2s,lose:2@4s,join:2@6s", &f.plan, &f.cluster, &faults, err,
+                                       sizeof err), 0);
+  for (int k = 0; k < 2; k++) {
+    snprintf(dirs[k], sizeof dirs[k], "%s/sim-det-%d-%d", SL_BINARY_DIR, (int)getpid(), k);
+    sl_sim_opts o = opts_for(&f.plan, &f.cluster, "streaming");
+    o.faults = &faults;
+    o.keep_tasks = true;
+    o.mtbf_s = 30;
+    o.seed = 7;
+    o.out_dir = dirs[k];
+    sl_sim_result r;
+    sl_sim_run(&o, &r);
+    assert_whole(&r, 800);
+  }
+  const char *files[] = {"summary.csv", "timeline.csv", "tasks.csv"};
+  for (int i = 0; i < 3; i++) {
+    char a[256], b[256];
+    snprintf(a, sizeof a, "%s/%s", dirs[0], files[i]);
+    snprintf(b, sizeof b, "%s/%s", dirs[1], files[i]);
+    assert_same_file(a, b);
+    unlink(a);
+    unlink(b);
+  }
+  rmdir(dirs[0]);
+  rmdir(dirs[1]);
+  sl_sim_faults_free(&faults);
+  sl_cluster_free(&f.cluster);
+}
+
+/* ------------------------------------------------------------- calibration */
+
+/* read (10 rows of 0.3 MB) -> transform: partitions of 4, 4 and 2 rows, so
+ * the fit sees two row counts and can split per-task from per-row cost. */
+static void calib_workload(sl_workload *w)
+{
+  memset(w, 0, sizeof *w);
+  snprintf(w->name, sizeof w->name, "calib");
+  w->target_partition_bytes = 1 * MB;
+  sl_op_spec *src = &w->ops[w->nops++];
+  snprintf(src->name, sizeof src->name, "read");
+  src->kind = SL_OP_SOURCE;
+  src->cpu = 1;
+  src->tasks = 60;
+  src->rows_per_task = 10;
+  src->out_row_bytes = 0.3 * MB;
+  src->time_per_task = 0.5;
+  src->rows_out_per_row = 1;
+  sl_op_spec *t = &w->ops[w->nops++];
+  snprintf(t->name, sizeof t->name, "transform");
+  t->kind = SL_OP_MAP;
+  t->cpu = 0.99;
+  t->time_per_task = 0.1;
+  t->time_per_row = 0.02;
+  t->rows_out_per_row = 2;
+  t->out_row_bytes = 0.1 * MB;
+}
+
+static const sl_sim_op_cost *cost_of(const sl_sim_costs *c, const char *op)
+{
+  for (int i = 0; i < c->n; i++)
+    if (strcmp(c->ops[i].op, op) == 0)
+      return &c->ops[i];
+  fail_msg("no cost for %s", op);
+  return NULL;
+}
+
+static void test_calibrate_round_trip(void **state)
+{
+  (void)state;
+  sl_workload w;
+  calib_workload(&w);
+  sl_plan p;
+  char err[512], dir[128], ini[160];
+  sl_plan_opts po = {0};
+  assert_int_equal(sl_plan_build(&p, &w, &po, err, sizeof err), 0);
+  sl_cluster c;
+  three_nodes(&c, 1000 * MB, 1e12);
+  sl_cluster_free(&c);
+  c.groups[0].count = 1;
+  assert_int_equal(sl_cluster_expand(&c), 0);
+  snprintf(dir, sizeof dir, "%s/sim-calib-%d", SL_BINARY_DIR, (int)getpid());
+  sl_sim_opts o = opts_for(&p, &c, "streaming");
+  o.keep_tasks = true;
+  o.out_dir = dir;
+  sl_sim_result r1;
+  sl_sim_run(&o, &r1);
+  assert_whole(&r1, 1200);
+
+  sl_sim_costs costs;
+  char workload[64];
+  int rc = sl_sim_calibrate(dir, &costs, workload, sizeof workload, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, 0);
+  assert_string_equal(workload, "calib");
+  const sl_sim_op_cost *t = cost_of(&costs, "transform"), *rd = cost_of(&costs, "read");
+  fprintf(stderr, "  transform: %.6g s/task + %.6g s/row, %g rows out/row, %g B/row (%lld tasks)\n", t->time_per_task,
+          t->time_per_row, t->rows_out_per_row, t->out_row_bytes, (long long)t->tasks_observed);
+  assert_true(t->rows_varied);
+  assert_float_equal(t->time_per_row, 0.02, 0.02 * 0.01);
+  assert_float_equal(t->time_per_task, 0.1, 0.1 * 0.01);
+  assert_float_equal(t->rows_out_per_row, 2, 1e-9);
+  assert_float_equal(t->out_row_bytes, 0.1 * MB, 1e-3);
+  assert_float_equal(t->time_spread, 0, 1e-6);
+  /* the source always reads 10 rows: everything is per row */
+  assert_false(rd->rows_varied);
+  assert_float_equal(rd->time_per_row * 10, 0.5, 0.005);
+
+  /* written, read back and applied, the model replays the same run */
+  snprintf(ini, sizeof ini, "%s/costs.ini", dir);
+  FILE *f = fopen(ini, "w");
+  assert_non_null(f);
+  assert_int_equal(sl_sim_costs_write(&costs, dir, workload, f), 0);
+  fclose(f);
+  sl_sim_costs back;
+  rc = sl_sim_costs_load(ini, &back, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, 0);
+  assert_int_equal(back.n, costs.n);
+  sl_plan p2 = p;
+  assert_int_equal(sl_sim_costs_apply(&back, &p2, err, sizeof err), 0);
+  assert_float_equal(p2.ops[1].time_per_row, 0.02, 0.02 * 0.01);
+  assert_float_equal(p2.sink_rows, 1200, 1e-6);
+  o.plan = &p2;
+  o.out_dir = NULL;
+  sl_sim_result r2;
+  sl_sim_run(&o, &r2);
+  assert_whole(&r2, 1200);
+  assert_float_equal(r2.summary.jct_s, r1.summary.jct_s, 0.01 * r1.summary.jct_s);
+
+  const char *files[] = {"summary.csv", "timeline.csv", "tasks.csv", "costs.ini"};
+  for (int i = 0; i < 4; i++) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+    unlink(path);
+  }
+  rmdir(dir);
+  sl_cluster_free(&c);
+}
+
+static void write_text(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void expect_cost_error(const char *text, const char *where, const char *what)
+{
+  char path[128], err[512];
+  snprintf(path, sizeof path, "%s/bad-costs-%d.ini", SL_BINARY_DIR, (int)getpid());
+  write_text(path, text);
+  sl_sim_costs c;
+  int rc = sl_sim_costs_load(path, &c, err, sizeof err);
+  if (rc == 0) {
+    fixture f;
+    load_fig9_small(&f, 160 * MB);
+    rc = sl_sim_costs_apply(&c, &f.plan, err, sizeof err);
+    sl_cluster_free(&f.cluster);
+  }
+  unlink(path);
+  assert_int_equal(rc, SL_EPARSE);
+  char prefix[160];
+  snprintf(prefix, sizeof prefix, "%s:%s:", path, where);
+  if (strncmp(err, prefix, strlen(prefix)) != 0 || !strstr(err, what))
+    fail_msg("expected '%s ... %s', got '%s'", prefix, what, err);
+}
+
+static void test_cost_file_errors(void **state)
+{
+  (void)state;
+  expect_cost_error("time_per_row = 1s\n", "1", "before any");
+  expect_cost_error("[transform]\ntime_per_row = fast\n", "2", "not a time");
+  expect_cost_error("[transform]\nspeed = 2\n", "2", "unknown key");
+  expect_cost_error("# c\n[transform]\ntime_per_row = -1s\n", "3", ">= 0");
+  expect_cost_error("[transform]\n[transform]\n", "2", "duplicate");
+  expect_cost_error("[transform\n", "1", "expected '[operator]'");
+  expect_cost_error("[transform]\njunk\n", "2", "key = value");
+  expect_cost_error("\n\n[nosuchop]\ntime_per_row = 1s\n", "3", "no operator 'nosuchop'");
+  expect_cost_error("# only comments\n", "1", "no [operator]");
+}
+
+/* ----------------------------------------------------------------- faults */
+
+static void test_fault_schedules(void **state)
+{
+  (void)state;
+  fixture f;
+  load_fig9_small(&f, 160 * MB);
+  sl_cluster c;
+  char err[256];
+  memset(&c, 0, sizeof c);
+  snprintf(c.name, sizeof c.name, "two");
+  c.ngroups = 2;
+  snprintf(c.groups[0].name, sizeof c.groups[0].name, "cpu");
+  c.groups[0].count = 2;
+  c.groups[0].cpu = 8;
+  snprintf(c.groups[1].name, sizeof c.groups[1].name, "m6i.2xlarge");
+  c.groups[1].count = 1;
+  c.groups[1].cpu = 8;
+  c.groups[1].gpu = 4;
+  assert_int_equal(sl_cluster_expand(&c), 0);
+  sl_sim_faults s;
+  assert_int_equal(sl_sim_faults_parse("join:cpu.1@30min, kill:transform@15s,lose:1@900,lose:m6i.2xlarge@1s,kill@2s",
+                                       &f.plan, &c, &s, err, sizeof err), 0);
+  assert_int_equal(s.n, 5);
+  assert_int_equal(s.v[0].kind, SL_FAULT_LOSE);
+  assert_int_equal(s.v[0].node, 2);
+  assert_int_equal(s.v[1].kind, SL_FAULT_KILL);
+  assert_int_equal(s.v[1].op, -1);
+  assert_int_equal(s.v[2].op, 1);
+  assert_float_equal(s.v[3].time_s, 900, 0);
+  assert_int_equal(s.v[3].node, 1);
+  assert_float_equal(s.v[4].time_s, 1800, 0);
+  assert_int_equal(s.v[4].node, 1);
+  sl_sim_faults_free(&s);
+  const char *bad[] = {"", "lose:1", "lose@5s", "explode:1@5s", "lose:7@5s", "lose:cpu.2@1s", "kill:nope@1s",
+                       "join:1@soon", "lose:1@-5s", "lose:cpu@1s"};
+  for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    err[0] = 0;
+    assert_int_equal(sl_sim_faults_parse(bad[i], &f.plan, &c, &s, err, sizeof err), SL_EPARSE);
+    assert_non_null(strstr(err, "--fail"));
+    assert_null(s.v);
+  }
+  sl_cluster_free(&c);
+  sl_cluster_free(&f.cluster);
+}
+
+/* ---------------------------------------------------------------- platform */
+
+static void test_platform_xml(void **state)
+{
+  (void)state;
+  char path[128], err[512];
+  snprintf(path, sizeof path, "%s/sim-platform-%d.xml", SL_BINARY_DIR, (int)getpid());
+  write_text(path,
+             "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+             "<platform version=\"4.1\"><zone id=\"z\" routing=\"Cluster\">\n"
+             "<host id=\"ctl\" speed=\"1Gf\"><prop id=\"kind\" value=\"driver\"/></host>\n"
+             "<host id=\"a\" speed=\"1Gf\" core=\"8\"><prop id=\"kind\" value=\"cpu\"/>"
+             "<prop id=\"store\" value=\"160MB\"/><prop id=\"group\" value=\"big\"/></host>\n"
+             "<host id=\"a-gpu\" speed=\"1Gf\" core=\"4\"><prop id=\"kind\" value=\"gpu\"/>"
+             "<prop id=\"node\" value=\"a\"/></host>\n"
+             "<host id=\"b\" speed=\"2Gf\" core=\"4\"><prop id=\"kind\" value=\"cpu\"/>"
+             "<prop id=\"store\" value=\"80MB\"/></host>\n"
+             "<link id=\"l\" bandwidth=\"1GBps\" latency=\"10us\"/>\n"
+             "<host_link id=\"a\" up=\"l\" down=\"l\"/><host_link id=\"b\" up=\"l\" down=\"l\"/>\n"
+             "<host_link id=\"a-gpu\" up=\"l\" down=\"l\"/><host_link id=\"ctl\" up=\"l\" down=\"l\"/>\n"
+             "</zone></platform>\n");
+  sl_cluster c;
+  int rc = sl_sim_platform_read(path, &c, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, 0);
+  assert_int_equal(c.nnodes, 2);
+  assert_int_equal(c.ngroups, 2);
+  assert_string_equal(c.groups[0].name, "big");
+  assert_float_equal(c.groups[0].gpu, 4, 0);
+  assert_float_equal(c.groups[1].cpu_speed, 2, 1e-12);
+  assert_float_equal(c.groups[1].store_bytes, 80 * MB, 1e-6);
+  fixture f;
+  load_fig9_small(&f, 160 * MB);
+  sl_sim_opts o = opts_for(&f.plan, &c, "streaming");
+  o.platform_xml = path;
+  sl_sim_result r;
+  sl_sim_run(&o, &r);
+  assert_whole(&r, 800);
+  /* 12 CPU slots, one of them twice as fast: faster than one 8-CPU node */
+  assert_true(r.summary.jct_s < 15.0);
+  write_text(path, "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\"><host id=\"a\" speed=\"1Gf\"/>"
+                   "</zone></platform>\n");
+  sl_cluster_free(&c);
+  assert_int_equal(sl_sim_platform_read(path, &c, err, sizeof err), SL_EPARSE);
+  assert_non_null(strstr(err, "kind=cpu"));
+  unlink(path);
+  sl_cluster_free(&f.cluster);
+}
+
+/* The core refuses a budget smaller than one partition under --on-full oom:
+ * the run says so instead of hanging. */
+static void test_refused_options(void **state)
+{
+  (void)state;
+  fixture f;
+  load_fig9_small(&f, 0.5 * MB);
+  sl_sim_opts o = opts_for(&f.plan, &f.cluster, "streaming");
+  o.core.on_full = SL_FULL_OOM;
+  sl_sim_result r;
+  assert_int_equal(sl_sim_run(&o, &r), SL_EINVAL);
+  assert_non_null(strstr(r.err, "produce"));
+  sl_cluster_free(&f.cluster);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_fig9_small_every_model),
+    cmocka_unit_test(test_streaming_matches_harness),
+    cmocka_unit_test(test_transfer_time),
+    cmocka_unit_test(test_failures_every_model),
+    cmocka_unit_test(test_node_lost_mid_transfer),
+    cmocka_unit_test(test_random_losses),
+    cmocka_unit_test(test_deterministic),
+    cmocka_unit_test(test_calibrate_round_trip),
+    cmocka_unit_test(test_cost_file_errors),
+    cmocka_unit_test(test_fault_schedules),
+    cmocka_unit_test(test_platform_xml),
+    cmocka_unit_test(test_refused_options),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
