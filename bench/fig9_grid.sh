@@ -26,10 +26,12 @@ for m in $models; do
     fi
   done
 done
-awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next}
-  { key=$h["model"]; b=$1; v=($h["complete"]==1)?sprintf("%.2fx", $h["jct_s"]/$h["bound_s"]):($h["oom"]==1?"OOM":"fail");
-    if ($h["spilled_bytes"]>0 && v!="OOM") v=v"*"; cell[key","b]=v; if(!(key in seen)){seen[key]=1; order[++n]=key} bs[b]=1 }
-  END { printf "%-18s", "model \\ budget"; for (b in bs) cols[++m]=b; asort(cols);
-        for(j=1;j<=m;j++) printf "%9s", cols[j]"MB"; print "";
+awk -F, -v budgets="$budgets" 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next}
+  { key=$h["model"]; b=$1
+    v=($h["complete"]==1)?sprintf("%.2fx", $h["jct_s"]/$h["bound_s"]):($h["oom"]==1?"OOM":"fail")
+    if ($h["spilled_bytes"]>0 && v!="OOM") v=v"*"
+    cell[key","b]=v; if(!(key in seen)){seen[key]=1; order[++n]=key} }
+  END { m=split(budgets, cols, " "); printf "%-18s", "model \\ budget"
+        for(j=1;j<=m;j++) printf "%9s", cols[j]"MB"; print ""
         for(i=1;i<=n;i++){ printf "%-18s", order[i]; for(j=1;j<=m;j++) printf "%9s", cell[order[i]","cols[j]]; print "" }
         print "(JCT / 15 s bound; * = spilled to disk)" }' "$grid"
