@@ -198,6 +198,8 @@ static bool drain(engine *e, worker *self)
         fail_job(e, SL_ESTATE, "core launched on a slot that does not exist");
         break;
       }
+      if (w->has_next) /* a launch its node's loss cancelled before it ran */
+        unpin_inputs(e, w->next_inputs, w->next.ninputs);
       w->has_next = true;
       w->next = d;
       w->next_inputs = pin_inputs(e, &d);
@@ -548,6 +550,10 @@ static void *worker_main(void *arg)
     input_ref *in = w->next_inputs;
     w->next_inputs = NULL;
     w->has_next = false;
+    if (!sl_core_task_live(e->core, d.task)) { /* written off before it started */
+      unpin_inputs(e, in, d.ninputs);
+      continue;
+    }
     w->busy = true;
     w->current = d.task;
     w->current_op = d.op;
