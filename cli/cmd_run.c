@@ -14,7 +14,7 @@ static const char *USAGE =
   "sluice run WORKLOAD [--cluster SPEC] [--model MODEL] [--memory SIZE] [--on-full spill|oom]\n"
   "                    [--fail SCHEDULE] [--out DIR] [--reservation-ratio R]\n"
   "                    [--checkpoint-interval TIME] [--stall-timeout TIME]\n"
-  "                    [--max-errored-rows N] [--quiet]";
+  "                    [--max-errored-rows N] [--time-scale F] [--quiet]";
 
 static const char *HELP =
   "Runs WORKLOAD on this machine: one worker thread per slot of each virtual\n"
@@ -31,6 +31,7 @@ static const char *HELP =
   "  --checkpoint-interval TIME   stream model (default 360s)\n"
   "  --stall-timeout TIME  fail a run that makes no progress this long (default 0: never)\n"
   "  --max-errored-rows N  rows a kernel may reject before the run fails (default 0)\n"
+  "  --time-scale F        multiply every modelled time by F (0.1: ten times faster)\n"
   "  --quiet               no progress line\n\n"
   "Exit codes: 0 complete, 1 the run failed or was interrupted, 2 bad usage or input.\n";
 
@@ -52,6 +53,7 @@ int sl_cmd_run(int argc, char **argv)
     {"checkpoint-interval", required_argument, NULL, 'k'},
     {"stall-timeout", required_argument, NULL, 's'},
     {"max-errored-rows", required_argument, NULL, 'e'},
+    {"time-scale", required_argument, NULL, 't'},
     {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
     {0}};
   const char *cluster_arg = NULL, *fail_arg = NULL, *out_arg = NULL;
@@ -62,7 +64,7 @@ int sl_cmd_run(int argc, char **argv)
   int ch;
   optind = 1;
   opterr = 0;
-  while ((ch = getopt_long(argc, argv, "c:m:M:F:f:o:r:k:s:e:qh", opts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "c:m:M:F:f:o:r:k:s:e:t:qh", opts, NULL)) != -1) {
     switch (ch) {
     case 'c':
       cluster_arg = optarg;
@@ -106,6 +108,10 @@ int sl_cmd_run(int argc, char **argv)
       eo.max_errored_rows = n;
       break;
     }
+    case 't':
+      if (sl_parse_number(optarg, &eo.time_scale) < 0 || eo.time_scale <= 0)
+        return sl_cli_usage_error("run", USAGE, "--time-scale takes a positive factor, not '%s'", optarg);
+      break;
     case 'q':
       quiet = true;
       break;
