@@ -141,7 +141,7 @@ int sl_cmd_run(int argc, char **argv)
   if (memory > 0)
     sl_cluster_set_store(&cluster, memory);
   char err[600], outdir[512];
-  if (sl_faults_parse(fail_arg, &plan, cluster.nnodes, &eo.faults, err, sizeof err) < 0) {
+  if (sl_faults_parse(fail_arg, &plan, &cluster, &eo.faults, err, sizeof err) < 0) {
     sl_cluster_free(&cluster);
     return sl_cli_usage_error("run", USAGE, "--fail: %s", err);
   }

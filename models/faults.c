@@ -43,7 +43,30 @@ static int find_op(const sl_plan *plan, const char *name)
   return -1;
 }
 
-static int parse_one(char *item, const sl_plan *plan, int nnodes, sl_fault *f, char *err, size_t errlen)
+int sl_faults_node(const sl_cluster *cluster, const char *ref)
+{
+  char *end;
+  long n = strtol(ref, &end, 10);
+  if (*ref && *end == 0)
+    return n >= 0 && n < cluster->nnodes ? (int)n : -1;
+  const char *dot = strrchr(ref, '.');
+  if (!dot || dot == ref)
+    return -1;
+  long k = strtol(dot + 1, &end, 10);
+  if (dot[1] == 0 || *end != 0 || k < 0)
+    return -1;
+  int base = 0;
+  for (int g = 0; g < cluster->ngroups; g++) {
+    const sl_node_group *grp = &cluster->groups[g];
+    if (strlen(grp->name) == (size_t)(dot - ref) && strncmp(grp->name, ref, dot - ref) == 0)
+      return k < grp->count ? base + (int)k : -1;
+    base += grp->count;
+  }
+  return -1;
+}
+
+static int parse_one(char *item, const sl_plan *plan, const sl_cluster *cluster, sl_fault *f,
+                     char *err, size_t errlen)
 {
   char *at = strchr(item, '@');
   if (!at) {
@@ -73,14 +96,12 @@ static int parse_one(char *item, const sl_plan *plan, int nnodes, sl_fault *f, c
     return SL_EPARSE;
   }
   f->kind = item[0] == 'l' ? SL_FAULT_LOSE : SL_FAULT_JOIN;
-  char *end;
-  long n = arg ? strtol(arg, &end, 10) : -1;
-  if (!arg || *arg == 0 || *end != 0 || n < 0 || n >= nnodes) {
-    snprintf(err, errlen, "%s: expected a node index from 0 to %d, got '%s'", item, nnodes - 1,
-             arg ? arg : "");
+  f->node = arg ? sl_faults_node(cluster, arg) : -1;
+  if (f->node < 0) {
+    snprintf(err, errlen, "%s: expected a node index from 0 to %d or GROUP.INDEX, got '%s'", item,
+             cluster->nnodes - 1, arg ? arg : "");
     return SL_EPARSE;
   }
-  f->node = (int)n;
   return 0;
 }
 
@@ -92,8 +113,8 @@ static int by_time(const void *a, const void *b)
   return x->seq - y->seq;
 }
 
-int sl_faults_parse(const char *text, const sl_plan *plan, int nnodes, sl_fault_schedule *out,
-                    char *err, size_t errlen)
+int sl_faults_parse(const char *text, const sl_plan *plan, const sl_cluster *cluster,
+                    sl_fault_schedule *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof *out);
   if (!text || !*text)
@@ -111,7 +132,7 @@ int sl_faults_parse(const char *text, const sl_plan *plan, int nnodes, sl_fault_
       rc = SL_EPARSE;
       break;
     }
-    if ((rc = parse_one(item, plan, nnodes, &out->ev[out->n], err, errlen)) < 0)
+    if ((rc = parse_one(item, plan, cluster, &out->ev[out->n], err, errlen)) < 0)
       break;
     out->ev[out->n].seq = out->n;
     out->n++;

@@ -95,7 +95,7 @@ static outcome run(const char *model, int nodes, double store, const char *fault
   assert_non_null(mkdtemp(dir));
   o.out_dir = dir;
   if (faults)
-    assert_int_equal(sl_faults_parse(faults, &plan, c.nnodes, &o.faults, err, sizeof err), 0);
+    assert_int_equal(sl_faults_parse(faults, &plan, &c, &o.faults, err, sizeof err), 0);
   outcome r;
   memset(&r, 0, sizeof r);
   r.rc = sl_exec_run(&plan, &c, &o, &r.s, err, sizeof err);
