@@ -189,6 +189,9 @@ int sl__admit_memory(struct sl_core_s *c, sl__task *t, double bytes, sl_emit_fat
 /** @brief Launches queued retries and re-runs that fit. */
 void sl__launch_retries(struct sl_core_s *c, double now, int op);
 
+/** @brief Whether one more partition of @p more rows fills batches of @p batch better. */
+bool sl__batch_gains(int64_t rows, int64_t more, int batch);
+
 /** @brief Takes input partitions of @p op from its queue into a new task (coalescing). */
 sl_task_id sl__take_inputs(struct sl_core_s *c, int op, bool coalesce);
 

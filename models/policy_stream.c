@@ -177,6 +177,22 @@ static bool every_op_placed(const sl_core *c)
 
 /* --------------------------------------------------------------- routing */
 
+/* Partitions a channel into @p op holds: the configured capacity, and for a
+ * batch operator enough partitions to fill two batches, or it could never
+ * see one. */
+static int channel_capacity(const sl_core *c, int op)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  int cap = c->opts.channel_capacity;
+  if (o->batch_size > 0) {
+    double part_rows = fmax(1, sl__typical_rows(c, op - 1) * c->plan->ops[op - 1].rows_out_per_row);
+    double per_part = fmin(part_rows, fmax(1, floor(c->plan->target_partition_bytes /
+                                                    fmax(o->in_row_bytes, 1))));
+    cap = (int)fmax(cap, 2 * ceil(o->batch_size / per_part));
+  }
+  return cap;
+}
+
 static instance *route_target(const sl_core *c, int op)
 {
   placement *p = pl(c);
@@ -203,7 +219,7 @@ int sl__static_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_
 {
   (void)now;
   instance *in = route_target(c, t->op);
-  if (in && (int)sl__idq_len(&in->chan) >= c->opts.channel_capacity && !t->spill_next)
+  if (in && (int)sl__idq_len(&in->chan) >= channel_capacity(c, t->op + 1) && !t->spill_next)
     return SL_EAGAIN; /* the channel is full: backpressure */
   return sl__admit_memory(c, t, bytes, fate);
 }
@@ -249,25 +265,58 @@ static sl_task_id next_source_task(sl_core *c)
   return sl__task_new(c, 0, NULL, 0, split);
 }
 
-static sl_task_id next_channel_task(sl_core *c, instance *in)
+/* Drops channel entries lost with their node: lineage brings them back. */
+static void skip_lost(sl_core *c, instance *in)
 {
   while (!sl__idq_empty(&in->chan)) {
-    sl_part_id pid = sl__idq_at(&in->chan, 0);
-    sl__part *part = &c->parts[pid];
-    if (part->state != SL__P_ALIVE && part->state != SL__P_SPILLED) {
-      sl__idq_pop(&in->chan); /* lost: lineage brings it back */
-      part->in_queue = 0;
-      continue;
-    }
+    sl__part *part = &c->parts[sl__idq_at(&in->chan, 0)];
+    if (part->state == SL__P_ALIVE || part->state == SL__P_SPILLED)
+      return;
     sl__idq_pop(&in->chan);
     part->in_queue = 0;
-    sl_task_id id = sl__task_new(c, in->op, &pid, 1, -1);
-    if (id != SL_NONE)
-      part->consumer = id;
-    sl__resume_op(c, in->op - 1); /* a channel slot freed up */
-    return id;
   }
-  return SL_NONE;
+}
+
+/* Rows waiting in the channel, and whether they make a batch to run: a
+ * batch operator waits for a full batch unless nothing more will come. */
+static bool channel_ready(const sl_core *c, const instance *in)
+{
+  const sl_pop *o = &c->plan->ops[in->op];
+  if (sl__idq_empty(&in->chan))
+    return false;
+  if (o->batch_size <= 0)
+    return true;
+  int64_t rows = 0;
+  for (uint32_t k = 0; k < sl__idq_len(&in->chan); k++)
+    rows += c->parts[sl__idq_at(&in->chan, k)].rows;
+  return rows >= o->batch_size || sl__op_drained(c, in->op - 1) ||
+         (int)sl__idq_len(&in->chan) >= channel_capacity(c, in->op);
+}
+
+static sl_task_id next_channel_task(sl_core *c, instance *in)
+{
+  skip_lost(c, in);
+  if (!channel_ready(c, in))
+    return SL_NONE;
+  const sl_pop *o = &c->plan->ops[in->op];
+  sl_part_id take[256];
+  int n = 0;
+  int64_t rows = 0;
+  while (!sl__idq_empty(&in->chan) && n < 256) {
+    sl__part *part = &c->parts[sl__idq_at(&in->chan, 0)];
+    if (part->state != SL__P_ALIVE && part->state != SL__P_SPILLED)
+      break;
+    if (n > 0 && (o->batch_size <= 0 || !sl__batch_gains(rows, part->rows, o->batch_size)))
+      break;
+    take[n++] = sl__idq_pop(&in->chan);
+    part->in_queue = 0;
+    rows += part->rows;
+  }
+  sl_task_id id = sl__task_new(c, in->op, take, n, -1);
+  for (int i = 0; id != SL_NONE && i < n; i++)
+    c->parts[take[i]].consumer = id;
+  sl__resume_op(c, in->op - 1); /* channel slots freed up */
+  return id;
 }
 
 static void launch_retries_on_instances(sl_core *c, double now, int op)
