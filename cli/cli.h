@@ -55,5 +55,7 @@ int sl_cmd_bound(int argc, char **argv);
 int sl_cmd_run(int argc, char **argv);
 int sl_cmd_sim(int argc, char **argv);
 int sl_cmd_calibrate(int argc, char **argv);
+int sl_cmd_plot(int argc, char **argv);
+int sl_cmd_experiment(int argc, char **argv);
 
 #endif

@@ -10,6 +10,8 @@ static const sl_cli_cmd commands[] = {
   {"sim", sl_cmd_sim, "simulate a workload on a cluster (SimGrid)"},
   {"calibrate", sl_cmd_calibrate, "fit a cost model to a run's tasks.csv"},
   {"run", sl_cmd_run, "execute a workload on this machine"},
+  {"plot", sl_cmd_plot, "draw a run's timeline with gnuplot"},
+  {"experiment", sl_cmd_experiment, "reproduce a figure of the paper beside its numbers"},
 };
 
 static void usage(FILE *f)

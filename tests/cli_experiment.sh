@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# sluice experiment: usage errors; the report generator against a golden
+# output; and every experiment's runner in quick mode (QUICK=1, reduced
+# sizes) through `sluice experiment all --quick`: each leaves results.csv,
+# its figure and report.md. The quick runs take about a minute in all.
+set -u
+sluice=$1
+src=$2
+fails=0
+check() {
+  local what=$1
+  shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+exits() {
+  local want=$1
+  shift
+  "$@" >/dev/null 2>&1
+  [ $? -eq "$want" ]
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+golden=$src/tests/golden/experiment
+
+check "experiment --help exits 0" exits 0 "$sluice" experiment --help
+check "--help lists the experiments" bash -c "'$sluice' experiment --help | grep -q 'fig9'"
+check "an unknown experiment exits 2" exits 2 "$sluice" experiment fig99
+check "a path is not an experiment name (exit 2)" exits 2 "$sluice" experiment ../fig9
+check "no NAME exits 2" exits 2 "$sluice" experiment
+
+# the report generator on fixed inputs
+awk -f "$src/experiments/report.awk" -v paper="$golden/paper.csv" -v results="$golden/results.csv" \
+  -v gaps="$golden/gaps.csv" >report.md 2>report.err
+check "report.awk exits 0 on the fixtures" test $? -eq 0
+check "report.awk output matches the golden report" diff -u "$golden/report.md" report.md
+check "a gap without an explanation says unexplained" grep -q 'unexplained' report.md
+check "a paper number we did not measure is listed" grep -q 'not measured' report.md
+awk -f "$src/experiments/report.awk" -v paper="$golden/paper.csv" -v results="$golden/gaps.csv" \
+  >/dev/null 2>err.txt
+check "a results file without a 'value' column exits 2" test $? -eq 2
+check "and says which column is missing" grep -q "no column 'value'" err.txt
+
+# every runner, reduced
+"$sluice" experiment all --quick --out all >all.log 2>&1
+code=$?
+check "experiment all --quick exits 0 ($code)" test $code -eq 0
+[ $code -eq 0 ] || tail -20 all.log
+for dir in "$src"/experiments/*/; do
+  name=$(basename "$dir")
+  [ -f "$dir/run.sh" ] || continue
+  out=all/$name
+  check "$name: results.csv has rows" bash -c "[ \$(wc -l <'$out/results.csv') -gt 1 ]"
+  check "$name: results.csv has the schema's header" \
+    bash -c "head -1 '$out/results.csv' | grep -qx 'series,x,metric,value,unit,engine'"
+  check "$name: no empty value in results.csv" \
+    bash -c "! awk -F, 'NR > 1 && \$4 == \"\"' '$out/results.csv' | grep -q ."
+  check "$name: the figure is drawn (PNG and SVG)" test -s "$out/$name.png" -a -s "$out/$name.svg"
+  check "$name: report.md compares with the paper" grep -q '| series | x | metric | ours | paper' "$out/report.md"
+  check "$name: paper.csv has the schema's header" \
+    bash -c "head -1 '$dir/paper.csv' | grep -qx 'figure,section,series,x,metric,value,unit,source'"
+  check "$name: no temporary file left" bash -c "! ls -a '$out' | grep -q '\\.tmp'"
+done
+exit $((fails > 0))

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# sluice plot: draws a short real run (PNG and SVG beside each other, never a
+# half file), and fails clearly: no timeline.csv exits 2, gnuplot failing or
+# missing exits 1 and leaves no output behind.
+set -u
+sluice=$1
+src=$2
+fails=0
+check() {
+  local what=$1
+  shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+exits() {
+  local want=$1
+  shift
+  "$@" >/dev/null 2>&1
+  [ $? -eq "$want" ]
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+cat >tiny.ini <<'INI'
+[workload]
+target_partition = 64KB
+[read]
+kind = source
+tasks = 16
+rows_per_task = 4
+row_bytes = 64KB
+time_per_task = 20ms
+[work]
+kind = map
+cpu = 0.5
+kernel = sleep
+time_per_row = 2ms
+INI
+"$sluice" run tiny.ini --cluster "$src/workloads/clusters/fig9.ini" --out run --quiet >/dev/null 2>&1
+check "a short run to draw" test -s run/timeline.csv
+
+check "plot --help exits 0" exits 0 "$sluice" plot --help
+check "plot exits 0" exits 0 "$sluice" plot run
+check "the PNG is written and non-empty" test -s run/timeline.png
+check "the SVG is written beside it" test -s run/timeline.svg
+check "it is a PNG" bash -c "head -c 8 run/timeline.png | od -An -c | grep -q 'P   N   G'"
+check "no temporary file is left" bash -c "! ls -a run | grep -q tmp"
+mkdir figs
+check "--out FILE.png writes FILE.png and FILE.svg" \
+  bash -c "'$sluice' plot run --out figs/t.png >/dev/null 2>&1 && test -s figs/t.png -a -s figs/t.svg"
+
+mkdir empty
+check "a folder without timeline.csv exits 2" exits 2 "$sluice" plot empty
+check "a missing folder exits 2" exits 2 "$sluice" plot no-such-dir
+check "the error is one line naming the folder" \
+  bash -c "'$sluice' plot no-such-dir 2>&1 | head -1 | grep -q 'sluice plot: no-such-dir'"
+check "--out must end in .png (exit 2)" exits 2 "$sluice" plot run --out figs/t.jpg
+check "no RUN_DIR exits 2" exits 2 "$sluice" plot
+
+# a gnuplot that fails, first on the PATH: exit 1, nothing left behind
+mkdir fakebin
+printf '#!/bin/sh\nexit 1\n' >fakebin/gnuplot
+chmod +x fakebin/gnuplot
+rm -f run/timeline.png run/timeline.svg
+check "gnuplot failing exits 1" exits 1 env PATH="$tmp/fakebin:$PATH" "$sluice" plot run
+check "and leaves no PNG" test ! -e run/timeline.png
+check "and no temporary file" bash -c "! ls -a run | grep -q tmp"
+check "gnuplot missing exits 1" exits 1 env PATH="$tmp/fakebin-none" "$sluice" plot run
+exit $((fails > 0))
