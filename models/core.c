@@ -771,36 +771,74 @@ bool sl__batch_gains(int64_t rows, int64_t more, int batch)
   return with > now;
 }
 
-sl_task_id sl__take_inputs(sl_core *c, int op, bool coalesce)
+typedef struct {
+  const sl_core *c;
+  const sl_pop *o;
+  bool coalesce;
+  sl_part_id buf[256];
+  int n;
+  int64_t rows;
+  double bytes;
+} take_state;
+
+/* Whether partition @p p joins the task being assembled in @p ts. */
+static bool take_fits(const take_state *ts, const sl__part *p)
+{
+  if (ts->n == 0)
+    return true;
+  if (!ts->coalesce || ts->n == 256)
+    return false;
+  if (ts->o->batch_size > 0)
+    return sl__batch_gains(ts->rows, p->rows, ts->o->batch_size);
+  return ts->bytes + p->bytes <= ts->c->plan->target_partition_bytes + EPS;
+}
+
+static void take(take_state *ts, sl__op *s, sl__part *p, sl_part_id pid)
+{
+  ts->buf[ts->n++] = pid;
+  p->in_queue = 0; /* also marks it for removal from the queue */
+  s->in_queue_bytes -= p->bytes;
+  ts->rows += p->rows;
+  ts->bytes += p->bytes;
+}
+
+static bool taken(uint32_t id, void *ctx)
+{
+  return ((sl_core *)ctx)->parts[id].in_queue == 0;
+}
+
+/* Partitions already on @p near first (no transfer), then the oldest. */
+sl_task_id sl__take_inputs(sl_core *c, int op, bool coalesce, int near)
 {
   sl__op *s = &c->ops[op];
-  const sl_pop *o = &c->plan->ops[op];
-  sl_part_id buf[256];
-  int n = 0;
-  int64_t rows = 0;
-  double bytes = 0;
-  while (!sl__idq_empty(&s->inq) && n < 256) {
-    sl__part *p = &c->parts[sl__idq_at(&s->inq, 0)];
-    if (n > 0) {
-      if (!coalesce)
-        break;
-      if (o->batch_size > 0 ? !sl__batch_gains(rows, p->rows, o->batch_size)
-                            : bytes + p->bytes > c->plan->target_partition_bytes + EPS)
-        break;
-    }
-    buf[n++] = sl__idq_pop(&s->inq);
-    p->in_queue = 0;
-    s->in_queue_bytes -= p->bytes;
-    rows += p->rows;
-    bytes += p->bytes;
+  take_state ts = {.c = c, .o = &c->plan->ops[op], .coalesce = coalesce};
+  uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
+  for (uint32_t k = 0; near >= 0 && k < window; k++) {
+    sl_part_id pid = sl__idq_at(&s->inq, k);
+    sl__part *p = &c->parts[pid];
+    if (p->node != near || !p->in_queue)
+      continue;
+    if (!take_fits(&ts, p))
+      break;
+    take(&ts, s, p, pid);
   }
-  if (n == 0)
+  for (uint32_t k = 0; k < window; k++) {
+    sl_part_id pid = sl__idq_at(&s->inq, k);
+    sl__part *p = &c->parts[pid];
+    if (!p->in_queue)
+      continue;
+    if (!take_fits(&ts, p))
+      break;
+    take(&ts, s, p, pid);
+  }
+  if (ts.n == 0)
     return SL_NONE;
-  sl_task_id id = sl__task_new(c, op, buf, n, -1);
+  sl__idq_filter(&s->inq, taken, c);
+  sl_task_id id = sl__task_new(c, op, ts.buf, ts.n, -1);
   if (id == SL_NONE)
     return SL_NONE;
-  for (int i = 0; i < n; i++)
-    c->parts[buf[i]].consumer = id;
+  for (int i = 0; i < ts.n; i++)
+    c->parts[ts.buf[i]].consumer = id;
   return id;
 }
 

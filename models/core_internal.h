@@ -192,8 +192,9 @@ void sl__launch_retries(struct sl_core_s *c, double now, int op);
 /** @brief Whether one more partition of @p more rows fills batches of @p batch better. */
 bool sl__batch_gains(int64_t rows, int64_t more, int batch);
 
-/** @brief Takes input partitions of @p op from its queue into a new task (coalescing). */
-sl_task_id sl__take_inputs(struct sl_core_s *c, int op, bool coalesce);
+/** @brief Takes input partitions of @p op from its queue into a new task,
+ *  coalescing when asked, those already on node @p near first (-1: none). */
+sl_task_id sl__take_inputs(struct sl_core_s *c, int op, bool coalesce, int near);
 
 /** @brief Resumes every waiting task of @p op: they retry their emission. */
 void sl__resume_op(struct sl_core_s *c, int op);

@@ -249,14 +249,28 @@ static bool fits_somewhere(const sl_core *c, int op)
   return false;
 }
 
+/* The next node, in rotation, with room for a task of @p op. */
+static int next_fitting_node(sl_core *c, int op)
+{
+  for (int k = 0; k < c->nnodes; k++) {
+    int n = (c->ops[op].rr_next + k) % c->nnodes;
+    if (sl__fits(c, n, op)) {
+      c->ops[op].rr_next = (n + 1) % c->nnodes;
+      return n;
+    }
+  }
+  return -1;
+}
+
 static bool under_cap(const sl_core *c, int op)
 {
   const streaming_state *st = state(c);
   return st->cap[op] == 0 || c->ops[op].running < st->cap[op];
 }
 
-/* A task of @p op over its next inputs; SL_NONE when it has none. */
-static sl_task_id make_task(sl_core *c, int op)
+/* A task of @p op over its next inputs, those on @p near first; SL_NONE
+ * when it has none. */
+static sl_task_id make_task(sl_core *c, int op, int near)
 {
   if (c->plan->ops[op].kind == SL_OP_SOURCE) {
     sl_task_id id = sl__task_new(c, op, NULL, 0, c->ops[op].next_split);
@@ -296,7 +310,7 @@ static sl_task_id make_task(sl_core *c, int op)
     free(all);
     return first;
   }
-  return sl__take_inputs(c, op, !c->opts.streaming.no_dynamic_part);
+  return sl__take_inputs(c, op, !c->opts.streaming.no_dynamic_part, near);
 }
 
 /* Launches one task of @p op; false when no node takes it. */
@@ -304,10 +318,12 @@ static bool launch_one(sl_core *c, double now, int op)
 {
   if (!fits_somewhere(c, op))
     return false;
-  sl_task_id id = make_task(c, op);
+  /* choose the node first, then the inputs that already live there */
+  int near = c->nnodes > 1 ? next_fitting_node(c, op) : -1;
+  sl_task_id id = make_task(c, op, near);
   if (id == SL_NONE)
     return false;
-  int node = sl__pick_node(c, op, &c->tasks[id]);
+  int node = near >= 0 ? near : sl__pick_node(c, op, &c->tasks[id]);
   sl__launch(c, now, id, node);
   if (op == 0 && !c->opts.streaming.no_adaptive)
     state(c)->admit_budget -= c->ops[0].est_out_bytes;
