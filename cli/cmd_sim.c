@@ -1,14 +1,16 @@
 /* sluice sim: replay a workload's plan on a simulated cluster (SimGrid). */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "models/error.h"
+#include "models/faults.h"
 #include "sim/costs.h"
 #include "sim/engine.h"
-#include "sim/faults.h"
 #include "sim/platform.h"
 #include "workloads/spec.h"
 #include "workloads/units.h"
@@ -16,7 +18,7 @@
 static const char *USAGE =
   "sluice sim WORKLOAD [--cluster SPEC|--platform XML] [--model MODEL] [--memory SIZE]\n"
   "                  [--on-full spill|oom] [--reservation-ratio R] [--fail SCHEDULE]\n"
-  "                  [--mtbf TIME [--repair TIME]] [--seed N] [--costs FILE]\n"
+  "                  [--mtbf TIME [--repair TIME]] [--seed N] [--costs FILE] [--spill-bandwidth BW]\n"
   "                  [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
   "                  [--sample TIME] [--time-limit TIME] [--out DIR] [--no-tasks] [--quiet]";
 
@@ -40,6 +42,8 @@ static const char *HELP =
   "  --repair TIME         a randomly lost node joins again after this (default 5min, 0 = never)\n"
   "  --seed N              task time spreads and random losses (default: the workload's seed)\n"
   "  --costs FILE          cost model replacing the spec's (from sluice calibrate)\n"
+  "  --spill-bandwidth BW  each node's disk for spilled partitions (e.g. 500MB/s); without\n"
+  "                        it, spilling takes no time\n"
   "  --checkpoint-interval, --checkpoint-cost, --restart-cost TIME   the stream model's\n"
   "  --sample TIME         timeline period (default 1% of the bound)\n"
   "  --time-limit TIME     stop the simulation there (default 50 x bound + 1 h)\n"
@@ -50,12 +54,12 @@ static const char *HELP =
 
 enum {
   O_CLUSTER = 256, O_PLATFORM, O_MODEL, O_MEMORY, O_ON_FULL, O_RATIO, O_FAIL, O_MTBF, O_REPAIR, O_SEED, O_COSTS,
-  O_CK_INTERVAL, O_CK_COST, O_RESTART, O_SAMPLE, O_LIMIT, O_OUT, O_NO_TASKS, O_QUIET, O_HELP
+  O_CK_INTERVAL, O_CK_COST, O_RESTART, O_SAMPLE, O_LIMIT, O_OUT, O_NO_TASKS, O_QUIET, O_SPILL, O_HELP
 };
 
 typedef struct {
   const char *workload, *cluster, *platform, *model, *fail, *costs, *out;
-  double memory, ratio, mtbf, repair, ck_interval, ck_cost, restart, sample, limit;
+  double memory, ratio, mtbf, repair, ck_interval, ck_cost, restart, sample, limit, spill;
   bool oom, no_tasks, quiet, have_seed;
   uint64_t seed;
 } args;
@@ -105,6 +109,10 @@ static int parse_option(int ch, args *a)
     a->seed = (uint64_t)n;
     a->have_seed = true;
     return 0;
+  case O_SPILL:
+    if (sl_parse_bandwidth(optarg, &a->spill) < 0 || a->spill <= 0)
+      return bad("--spill-bandwidth: '%s' is not a bandwidth (e.g. 500MB/s)", optarg);
+    return 0;
   case O_MTBF: return parse_time_opt("--mtbf", optarg, &a->mtbf);
   case O_REPAIR: return parse_time_opt("--repair", optarg, &a->repair);
   case O_CK_INTERVAL: return parse_time_opt("--checkpoint-interval", optarg, &a->ck_interval);
@@ -128,7 +136,8 @@ static int parse_args(int argc, char **argv, args *a)
     {"checkpoint-cost", required_argument, NULL, O_CK_COST}, {"restart-cost", required_argument, NULL, O_RESTART},
     {"sample", required_argument, NULL, O_SAMPLE}, {"time-limit", required_argument, NULL, O_LIMIT},
     {"out", required_argument, NULL, O_OUT}, {"no-tasks", no_argument, NULL, O_NO_TASKS},
-    {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP}, {0}};
+    {"quiet", no_argument, NULL, O_QUIET}, {"spill-bandwidth", required_argument, NULL, O_SPILL},
+    {"help", no_argument, NULL, O_HELP}, {0}};
   memset(a, 0, sizeof *a);
   a->model = "streaming";
   a->repair = 300;
@@ -205,9 +214,11 @@ static void print_summary(const sl_sim_result *r, const sl_cluster *c, const cha
   char a[SL_FORMAT_MAX], b[SL_FORMAT_MAX], d[SL_FORMAT_MAX];
   printf("sim %s on %s (%d node%s: %g CPU, %g GPU slots), model %s\n", m->workload, m->cluster, c->nnodes,
          c->nnodes == 1 ? "" : "s", sl_cluster_total(c, false), sl_cluster_total(c, true), m->model);
-  printf("  JCT           %s", sl_format_time(m->jct_s, a, sizeof a));
-  if (m->bound_s > 0)
+  printf("  %s %s", m->complete ? "JCT          " : "stopped at   ", sl_format_time(m->jct_s, a, sizeof a));
+  if (m->bound_s > 0 && m->complete)
     printf("   bound %s: %.1f%% of bound", sl_format_time(m->bound_s, b, sizeof b), m->pct_of_bound);
+  else if (m->bound_s > 0)
+    printf("   bound %s", sl_format_time(m->bound_s, b, sizeof b));
   printf("\n  throughput    %.4g rows/s   first output at %s\n", m->throughput_rows_s,
          m->first_output_s >= 0 ? sl_format_time(m->first_output_s, a, sizeof a) : "never");
   printf("  rows          %.0f of %.0f delivered%s%s\n", m->rows, m->expected_rows,
@@ -227,6 +238,25 @@ static void print_summary(const sl_sim_result *r, const sl_cluster *c, const cha
     printf("  outputs in    %s/\n", out);
 }
 
+/* Creates the folders above @p dir (mkdir -p of its parent): the recorder
+ * makes the last one itself. */
+static int make_parents(const char *dir)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = 0;
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+      fprintf(stderr, "sluice sim: %s: cannot create directory: %s\n", path, strerror(errno));
+      return SL_EXIT_FAILED;
+    }
+    *p = '/';
+  }
+  return 0;
+}
+
 static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const sl_workload *w)
 {
   sl_sim_opts o;
@@ -234,25 +264,29 @@ static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const 
   int rc = core_options(a, &o.core);
   if (rc)
     return rc;
-  sl_sim_faults faults = {0};
+  sl_fault_schedule faults;
   char err[512], out[512];
-  if (a->fail && sl_sim_faults_parse(a->fail, p, c, &faults, err, sizeof err) < 0)
-    return sl_cli_usage_error("sim", USAGE, "%s", err);
+  if (a->fail && sl_faults_parse(a->fail, p, c, &faults, err, sizeof err) < 0)
+    return sl_cli_usage_error("sim", USAGE, "--fail: %s", err);
+  if (a->fail && faults.n == 0)
+    return sl_cli_usage_error("sim", USAGE, "--fail: empty schedule (e.g. kill:transform@15s,lose:1@900s)");
   snprintf(out, sizeof out, "runs/sim-%s-%s", w->name, a->model);
   o.plan = p;
   o.cluster = c;
   o.platform_xml = a->platform;
   o.faults = a->fail ? &faults : NULL;
   o.mtbf_s = a->mtbf;
+  o.spill_bps = a->spill;
   o.repair_s = a->repair;
   o.seed = a->have_seed ? a->seed : w->seed;
   o.sample_interval_s = a->sample;
   o.time_limit_s = a->limit;
   o.keep_tasks = !a->no_tasks;
   o.out_dir = a->out ? a->out : out;
+  if ((rc = make_parents(o.out_dir)))
+    return rc;
   sl_sim_result r;
   sl_sim_run(&o, &r);
-  sl_sim_faults_free(&faults);
   if (r.code < 0) {
     fprintf(stderr, "sluice sim: %s\n", r.err);
     return r.code == SL_EINVAL ? SL_EXIT_USAGE : SL_EXIT_FAILED;

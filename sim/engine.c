@@ -8,18 +8,19 @@
  * actors run one at a time, so the core needs no lock, and decisions take
  * effect at the simulated instant of the event that caused them.
  *
- * SimGrid traps kept in mind (reference toolchain §2.4): only one blocking
- * activity per actor, waited with the blocking call of its own actor;
- * sg_host_sendto only from the receiving worker, which dies with its host,
- * and never from a host that may be turned off mid-transfer (pullers are
- * killed before); no wait_any; workers are daemons and register no on_exit
- * (the driver's code does the bookkeeping of every death it causes).
+ * SimGrid traps kept in mind (reference toolchain §2.4): one blocking
+ * activity per actor at a time, no wait_any; sg_host_sendto and remote disk
+ * reads only from the receiving worker, which dies with its host, and never
+ * from a host that may be turned off mid-transfer (pullers are killed
+ * before); workers are daemons and register no on_exit (the code that
+ * kills an actor or turns a host off does the bookkeeping of the deaths).
  */
 #include "engine.h"
 
 #include <errno.h>
 #include <math.h>
 #include <simgrid/actor.h>
+#include <simgrid/disk.h>
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
 #include <simgrid/host.h>
@@ -52,6 +53,7 @@ typedef struct {
   sg_sem_t wake;    /* a LAUNCH or a RESUME for this slot */
   bool busy;        /* the core holds the slot for task */
   bool waiting;     /* an emission was refused: RESUME pending */
+  bool doomed;      /* a kill found nothing running: this attempt dies at start */
   int pulling_from; /* node whose bytes the worker receives now, -1 */
   sl_task_id task;
   uint32_t origin;
@@ -69,6 +71,7 @@ typedef struct {
 
 typedef struct {
   sg_host_t cpu, gpu;
+  sg_disk_t disk; /* where spilled partitions go, NULL: spills take no time */
   bool alive;
   int nslots;
   slot_t *slots;
@@ -104,6 +107,7 @@ struct sim_s {
   /* where each partition lives, as the engine owns the bytes */
   int32_t *part_node;
   double *part_bytes;
+  uint8_t *part_spilled;
   uint32_t parts_cap;
   /* the sink */
   double *split_rows;
@@ -114,6 +118,7 @@ struct sim_s {
   int fail_code;
   double end_time;
   int next_fault;
+  int pending_kills[SL_MAX_OPS + 1]; /* per operator + 1, [0] any: kills waiting for a task to start */
   double interval, next_sample, last_sample, time_limit;
 };
 
@@ -187,9 +192,14 @@ static int parts_reserve(sim *s, sl_part_id p)
   if (!bytes)
     return SL_ENOMEM;
   s->part_bytes = bytes;
+  uint8_t *spilled = realloc(s->part_spilled, ncap);
+  if (!spilled)
+    return SL_ENOMEM;
+  s->part_spilled = spilled;
   for (uint32_t i = s->parts_cap; i < ncap; i++) {
     s->part_node[i] = -1;
     s->part_bytes[i] = 0;
+    s->part_spilled[i] = 0;
   }
   s->parts_cap = ncap;
   return 0;
@@ -252,6 +262,11 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->busy = true;
   w->waiting = false;
   w->pulling_from = -1;
+  /* a kill that found nothing of its operator running takes this attempt */
+  int k = s->pending_kills[d->op + 1] > 0 ? d->op + 1 : s->pending_kills[0] > 0 ? 0 : -1;
+  w->doomed = k >= 0;
+  if (w->doomed)
+    s->pending_kills[k]--;
   w->task = d->task;
   w->origin = s->o->keep_tasks ? origin_of(&s->origins, d) : d->task;
   w->op = d->op;
@@ -394,17 +409,24 @@ static void fetch_inputs(slot_t *w)
   while (i < w->ninputs) {
     sl_part_id p = w->inputs[i];
     int from = p < s->parts_cap ? s->part_node[p] : -1;
-    double bytes = 0;
+    double bytes = 0, spilled = 0;
     for (; i < w->ninputs; i++) {
       sl_part_id q = w->inputs[i];
       if ((q < s->parts_cap ? s->part_node[q] : -1) != from)
         break;
+      if (q >= s->parts_cap)
+        continue; /* never emitted through us: nothing to move */
       bytes += s->part_bytes[q];
+      spilled += s->part_spilled[q] ? s->part_bytes[q] : 0;
     }
-    if (from < 0 || from == w->node || bytes <= 0 || !s->nodes[from].alive)
+    if (from < 0 || bytes <= 0 || !s->nodes[from].alive)
       continue;
-    w->pulling_from = from;
-    sg_host_sendto(s->nodes[from].cpu, s->nodes[w->node].cpu, bytes);
+    /* a remote read counts as a pull: its source must not die under it */
+    w->pulling_from = from == w->node ? -1 : from;
+    if (spilled > 0 && s->nodes[from].disk)
+      sg_disk_read(s->nodes[from].disk, (sg_size_t)spilled);
+    if (from != w->node)
+      sg_host_sendto(s->nodes[from].cpu, s->nodes[w->node].cpu, bytes);
     w->pulling_from = -1;
   }
 }
@@ -460,6 +482,7 @@ static bool emit_next(slot_t *w, sl_task_id task)
     if (fate != SL_EMIT_DISCARDED && parts_reserve(s, part) == 0) {
       s->part_node[part] = w->node;
       s->part_bytes[part] = bytes;
+      s->part_spilled[part] = fate == SL_EMIT_SPILLED;
     }
     w->emitted_rows += rows;
     w->bytes_out += bytes;
@@ -467,14 +490,35 @@ static bool emit_next(slot_t *w, sl_task_id task)
     w->next++;
     note_store(s, w->node);
     drain(s, now);
+    if (fate == SL_EMIT_SPILLED && s->nodes[w->node].disk && bytes > 0 && still_mine(w, task))
+      sg_disk_write(s->nodes[w->node].disk, (sg_size_t)bytes); /* the task goes on once it is on disk */
     return still_mine(w, task);
   }
+}
+
+/* A kill scheduled while nothing of its operator ran takes the next
+ * attempt that starts. */
+static void crash_at_start(slot_t *w)
+{
+  sim *s = w->s;
+  double now = simgrid_get_clock();
+  w->doomed = false;
+  record(s, w, SL_TASK_FAILED, now);
+  w->busy = false;
+  s->res->tasks_killed++;
+  s->res->faults_applied++;
+  sl_core_failed(s->core, now, w->task);
+  drain(s, now);
 }
 
 static void run_attempt(slot_t *w)
 {
   sim *s = w->s;
   sl_task_id task = w->task;
+  if (w->doomed) {
+    crash_at_start(w);
+    return;
+  }
   fetch_inputs(w);
   if (w->nflush == 0)
     execute(w, w->chunk_flops);
@@ -537,6 +581,7 @@ static void lose_node(sim *s, int n, double now)
     victims = grown;
     victims[nvictims++] = w->task;
     kill_attempt(s, w, SL_TASK_FAILED, now);
+    s->res->transfers_cut++;
   }
   for (int k = 0; k < nd->nslots; k++) {
     slot_t *w = &nd->slots[k];
@@ -587,8 +632,10 @@ static bool kill_task(sim *s, int op, double now)
         (!victim || w->task < victim->task))
       victim = w;
   }
-  if (!victim)
-    return false;
+  if (!victim) {
+    s->pending_kills[op + 1]++;
+    return false; /* counted when it strikes */
+  }
   sl_task_id task = victim->task;
   kill_attempt(s, victim, SL_TASK_FAILED, now);
   s->res->tasks_killed++;
@@ -601,14 +648,14 @@ static double next_fault_time(const sim *s)
 {
   double t = INFINITY;
   if (s->o->faults && s->next_fault < s->o->faults->n)
-    t = s->o->faults->v[s->next_fault].time_s;
+    t = s->o->faults->ev[s->next_fault].at_s;
   if (s->o->mtbf_s > 0)
     for (int n = 0; n < s->cluster->nnodes; n++)
       t = fmin(t, s->nodes[n].mtbf_next);
   return t;
 }
 
-static void apply_scheduled(sim *s, const sl_sim_fault *f, double now)
+static void apply_scheduled(sim *s, const sl_fault *f, double now)
 {
   bool applied = false;
   switch (f->kind) {
@@ -645,8 +692,8 @@ static void apply_random(sim *s, int n, double now)
 static void apply_faults(sim *s, double now)
 {
   while (!s->done) {
-    if (s->o->faults && s->next_fault < s->o->faults->n && s->o->faults->v[s->next_fault].time_s <= now + EPS) {
-      apply_scheduled(s, &s->o->faults->v[s->next_fault++], now);
+    if (s->o->faults && s->next_fault < s->o->faults->n && s->o->faults->ev[s->next_fault].at_s <= now + EPS) {
+      apply_scheduled(s, &s->o->faults->ev[s->next_fault++], now);
       continue;
     }
     int due = -1;
@@ -751,7 +798,7 @@ static int load_generated(sim *s, sl_sim_layout *layout, char *err, size_t errle
       close(fd);
     return SL_EIO;
   }
-  int rc = sl_sim_platform_write(s->cluster, s->plan, f);
+  int rc = sl_sim_platform_write(s->cluster, s->plan, s->o->spill_bps, f);
   if (fclose(f) != 0 || rc < 0) {
     snprintf(err, errlen, "%.300s: cannot write the platform file", path);
     unlink(path);
@@ -782,6 +829,16 @@ static int load_platform(sim *s, sl_sim_layout *layout, char *err, size_t errlen
   return rc;
 }
 
+static sg_disk_t first_disk(sg_host_t h)
+{
+  unsigned n = 0;
+  sg_disk_t *disks = NULL;
+  sg_host_get_disks(h, &n, &disks);
+  sg_disk_t d = n > 0 ? disks[0] : NULL;
+  free(disks);
+  return d;
+}
+
 static int setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen)
 {
   const sl_cluster *c = s->cluster;
@@ -805,6 +862,7 @@ static int setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen)
       return SL_EINVAL;
     }
     nd->alive = true;
+    nd->disk = first_disk(nd->cpu);
     nd->budget = sl_cluster_node_group(c, n)->store_bytes;
     nd->nslots = sl_core_node_slots(s->core, n);
     nd->slots = &s->slots[k];
@@ -870,10 +928,11 @@ static void fill_summary(sim *s, const sl_bound *b, bool have_bound)
   m->expected_rows = p->sink_rows;
   m->throughput_rows_s = m->jct_s > 0 ? m->rows / m->jct_s : 0;
   m->bound_s = have_bound ? b->jct_s : 0;
-  m->pct_of_bound = have_bound && m->jct_s > 0 ? 100 * b->jct_s / m->jct_s : 0;
   m->peak_rss_bytes = 0; /* the simulator's memory is not the job's; 0 keeps outputs replayable */
   m->sink_checksum = sink_checksum(s);
   m->complete = s->done && !s->failed && fabs(m->rows - m->expected_rows) < 0.5;
+  /* a job that stopped early has no completion time to compare */
+  m->pct_of_bound = have_bound && m->complete && m->jct_s > 0 ? 100 * b->jct_s / m->jct_s : 0;
   if (s->failed)
     snprintf(m->note, sizeof m->note, "%s", s->fail_code == SL_EOOM ? "out of memory: the store budget is exhausted"
                                             : s->fail_code == SL_ESTALL ? "stalled: work is stranded"
@@ -892,6 +951,7 @@ static void free_sim(sim *s)
   free(s->slots);
   free(s->part_node);
   free(s->part_bytes);
+  free(s->part_spilled);
   free(s->split_rows);
   free(s->origins.keys);
   free(s->origins.vals);
@@ -945,7 +1005,7 @@ static void child(const sl_sim_opts *o, int fd)
   if (!r)
     _exit(3);
   int argc = 3;
-  char *argv[] = {"sluice", "--log=root.thres:critical", "--log=xbt_cfg.thres:critical", NULL};
+  char *argv[] = {"sluice", "--log=root.thres:error", "--log=xbt_cfg.thres:critical", NULL};
   simgrid_init(&argc, argv);
   sl_sim_platform_configure();
   simulate(o, r);

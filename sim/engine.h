@@ -26,13 +26,21 @@
  *   the failure schedule. Any actor may call the core (actors run one at a
  *   time) and drains its decisions at once.
  *
+ * A partition the core spills is written to the node's disk (SimGrid disk
+ * "spill" at spill_bps) by the task that emitted it, before it goes on, and
+ * read back by its consumer before the transfer.
+ *
  * Failures. A node loss turns its hosts off (SimGrid kills their actors)
  * and tells the core with sl_core_node_lost(), which fails the node's tasks
  * itself: they are not reported again. A task elsewhere that was pulling
  * bytes from the lost node is killed first (a transfer whose source dies
  * would abort SimGrid) and reported with sl_core_failed(). A killed task
  * (`kill:` events) and a CANCEL decision kill the worker actor, report the
- * attempt with sl_core_failed() and start a fresh worker on the slot.
+ * attempt with sl_core_failed() and start a fresh worker on the slot. A
+ * `kill:` event that finds no running task of its operator takes the next
+ * attempt of it that starts (it fails at once). Random losses (mtbf_s) hit
+ * each node after an exponential time drawn from (seed, node), and the
+ * node joins again repair_s later.
  *
  * SimGrid keeps its engine in process-wide state that cannot be reset, so
  * every run happens in a child process: a program may run many simulations
@@ -48,7 +56,7 @@
 #include "models/core.h"
 #include "models/plan.h"
 #include "results/record.h"
-#include "sim/faults.h"
+#include "models/faults.h"
 
 typedef struct {
   const sl_plan *plan;       /**< borrowed */
@@ -56,10 +64,11 @@ typedef struct {
   const char *platform_xml;  /**< a hand-written platform whose cluster is @p cluster
                                   (sl_sim_platform_read), or NULL to generate one */
   sl_core_opts core;
-  const sl_sim_faults *faults; /**< borrowed, may be NULL */
+  const sl_fault_schedule *faults; /**< borrowed, may be NULL (models/faults.h) */
   double mtbf_s;             /**< mean time between losses of each node, 0 = none */
   double repair_s;           /**< a lost node joins again after this, 0 = never */
   uint64_t seed;             /**< task time spreads and random losses */
+  double spill_bps;          /**< disk bandwidth of a node's spills (write, then read back); 0: spills take no time */
   double sample_interval_s;  /**< timeline period; 0 = 1% of the bound */
   double time_limit_s;       /**< simulated time after which the run stops; 0 = 50 x bound + 1 h */
   bool keep_tasks;           /**< one tasks.csv row per attempt (off for huge runs) */
@@ -79,6 +88,7 @@ typedef struct {
   int64_t attempts;          /**< task attempts started */
   int64_t faults_applied;    /**< schedule and random events that changed something */
   int64_t nodes_lost, nodes_joined, tasks_killed;
+  int64_t transfers_cut;     /**< attempts killed because the node they pulled from was lost */
   double max_store_over_budget; /**< worst node store minus its budget seen after an emission */
   int64_t splits_wrong;      /**< source splits whose rows reached the sink more or fewer times than once */
   double sample_interval_s;

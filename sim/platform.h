@@ -11,6 +11,9 @@
  *               host "nN-gpu" when the node has GPUs: one core per GPU slot,
  *               speed gpu_speed Gf. Both hosts sit behind the node's NIC,
  *               link "nic-N" (SPLITDUPLEX, nic bandwidth, latency/2).
+ *               With a spill bandwidth, "nN" has a disk "spill" that reads and
+ *               writes at it: spilled partitions are written there and read
+ *               back by their consumer.
  *   "storage"   remote storage (S3-like), only when storage_bandwidth > 0,
  *               behind link "storage" (SPLITDUPLEX, storage bandwidth,
  *               storage latency): every read shares its bandwidth.
@@ -32,6 +35,7 @@
  *     memory 16GB and store 30% of it), price_per_hour;
  *   kind=gpu with <prop id="node" value="CPU_HOST_ID"/>: that node's GPUs
  *     (cores = GPU slots, speed / 1 Gf = gpu_speed);
+ *     a <disk> of a node's CPU host is where its spilled partitions go;
  *   kind=storage: remote storage (its route bandwidth and latency to the
  *     first node become storage_bandwidth and storage_latency);
  *   kind=driver: the scheduler's host (required unless there is a storage
@@ -67,10 +71,11 @@ typedef struct {
 void sl_sim_platform_cores(const sl_plan *plan, const sl_node_group *g, int *cpu_cores, int *gpu_cores);
 
 /**
- * @brief Writes the platform of @p c (expanded) for @p plan to @p f.
+ * @brief Writes the platform of @p c (expanded) for @p plan to @p f; each
+ *        node gets a spill disk of @p spill_bps bytes per second (0: none).
  * @return 0 or SL_EIO.
  */
-int sl_sim_platform_write(const sl_cluster *c, const sl_plan *plan, FILE *f);
+int sl_sim_platform_write(const sl_cluster *c, const sl_plan *plan, double spill_bps, FILE *f);
 
 /** @brief The host names of the generated platform. 0 or SL_ENOMEM. */
 int sl_sim_layout_generated(const sl_cluster *c, sl_sim_layout *out);

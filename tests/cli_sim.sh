@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# End-to-end checks of `sluice sim` and `sluice calibrate`: help and exit
+# codes, FILE:LINE errors, the outputs' schema, the golden run, and a
+# calibration round trip through the command line.
+#
+# The golden run (tests/golden/sim/) is compared byte for byte. After an
+# intended change of the core or the simulator, regenerate it with
+#   SLUICE_UPDATE_GOLDEN=1 bash tests/cli_sim.sh build/sluice .
+# and review the diff before committing.
+set -u
+sluice=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$2
+cd "$src"
+fails=0
+check() { # description, then a command that must succeed
+  local what=$1
+  shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+exits() { # expected code, command...
+  local want=$1
+  shift
+  "$@" >/dev/null 2>&1
+  [ $? -eq "$want" ]
+}
+field() { # file, column name: the value in the first data row
+  awk -F, -v col="$2" 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h[col]}' "$1"
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# --- help and usage errors ---------------------------------------------------
+check "sim --help exits 0" exits 0 "$sluice" sim --help
+check "calibrate --help exits 0" exits 0 "$sluice" calibrate --help
+check "sim listed in sluice --help" bash -c "'$sluice' --help | grep -q '^  sim '"
+check "sim without workload exits 2" exits 2 "$sluice" sim
+check "sim with a bad option exits 2" exits 2 "$sluice" sim fig9-small --bogus
+check "sim with two workloads exits 2" exits 2 "$sluice" sim fig9-small fig9
+check "unknown workload exits 2" exits 2 "$sluice" sim nosuchworkload
+check "unknown model exits 2" exits 2 "$sluice" sim fig9-small --model fastest
+check "bad --memory exits 2" exits 2 "$sluice" sim fig9-small --memory lots
+check "bad --on-full exits 2" exits 2 "$sluice" sim fig9-small --on-full panic
+check "bad --mtbf exits 2" exits 2 "$sluice" sim fig9-small --mtbf often
+check "bad --seed exits 2" exits 2 "$sluice" sim fig9-small --seed -3
+check "bad --spill-bandwidth exits 2" exits 2 "$sluice" sim fig9-small --spill-bandwidth 10
+check "--cluster with --platform exits 2" exits 2 "$sluice" sim fig9-small --cluster fig9 --platform x.xml
+for bad in "explode:1@5s" "lose:1" "lose:7@5s" "kill:nosuchop@1s" "join:0@soon" "lose:cpu.9@1s" ","; do
+  check "bad --fail '$bad' exits 2" exits 2 "$sluice" sim fig9-small --fail "$bad" --out "$tmp/never"
+done
+out=$("$sluice" sim fig9-small --fail "lose:3@1s" 2>&1)
+check "bad --fail says what and prints usage" bash -c "grep -q 'node index' <<<\"\$1\" && grep -q '^usage:' <<<\"\$1\"" _ "$out"
+check "a refused run writes nothing" test ! -e "$tmp/never"
+check "budget below one partition with --on-full oom exits 2" \
+  exits 2 "$sluice" sim fig9-small --memory 500kB --on-full oom --out "$tmp/never"
+
+# --- a run and its outputs -----------------------------------------------------
+check "fig9-small runs" exits 0 "$sluice" sim fig9-small --memory 100MB --out "$tmp/run" --quiet
+for f in summary.csv timeline.csv tasks.csv; do
+  check "$f written" test -s "$tmp/run/$f"
+done
+check "engine is sim" test "$(field "$tmp/run/summary.csv" engine)" = sim
+check "accelerator is simulated" test "$(field "$tmp/run/summary.csv" accelerator)" = simulated
+check "run is complete" test "$(field "$tmp/run/summary.csv" complete)" = 1
+check "800 rows delivered" test "$(field "$tmp/run/summary.csv" rows)" = 800
+pct=$(field "$tmp/run/summary.csv" pct_of_bound)
+check "streaming within 10% of the bound ($pct%)" awk -v v="$pct" 'BEGIN{exit !(v >= 90 && v <= 100)}'
+check "one tasks.csv row per attempt" \
+  test "$(($(wc -l <"$tmp/run/tasks.csv") - 1))" -eq "$(field "$tmp/run/summary.csv" tasks)"
+check "--no-tasks leaves tasks.csv empty" bash -c \
+  "'$sluice' sim fig9-small --no-tasks --quiet --out '$tmp/nt' && test \$(wc -l <'$tmp/nt/tasks.csv') -eq 1"
+check "default output folder" bash -c "cd '$tmp' && '$sluice' sim fig9-small --quiet && test -s runs/sim-fig9-small-streaming/summary.csv"
+summary=$("$sluice" sim fig9-small --memory 100MB --out "$tmp/run2")
+check "human summary has JCT, bound, store, tasks" bash -c \
+  "grep -q 'JCT' <<<\"\$1\" && grep -q 'of bound' <<<\"\$1\" && grep -q 'peak store' <<<\"\$1\" && grep -q 'retried' <<<\"\$1\"" _ "$summary"
+check "--quiet prints nothing" test -z "$("$sluice" sim fig9-small --quiet --out "$tmp/q")"
+check "failures: nothing lost" bash -c "'$sluice' sim fig9-small --cluster tests/golden/sim/cluster.ini \
+  --fail 'kill:transform@2s,lose:1@4s,join:1@6s' --quiet --out '$tmp/f' && grep -q ',1,simulated,' '$tmp/f/summary.csv'"
+check "stream model with checkpoints" exits 0 "$sluice" sim fig9-small --model stream --checkpoint-interval 3s \
+  --checkpoint-cost 100ms --restart-cost 1s --fail kill@5s --quiet --out "$tmp/st"
+check "stream model rolled back once" test "$(field "$tmp/st/summary.csv" rollbacks)" = 1
+check "random losses complete" exits 0 "$sluice" sim fig9-small --cluster tests/golden/sim/cluster.ini \
+  --mtbf 10s --repair 1s --seed 3 --quiet --out "$tmp/mtbf"
+check "the batch model spills under 60MB" bash -c "'$sluice' sim fig9-small --model batch --memory 60MB --quiet \
+  --out '$tmp/b' && awk -F, 'NR==2 && \$12 > 0 {ok=1} END{exit !ok}' '$tmp/b/summary.csv'"
+
+# --- golden ------------------------------------------------------------------
+golden=tests/golden/sim
+grun=("$sluice" sim "$golden/workload.ini" --cluster "$golden/cluster.ini"
+  --fail kill:transform@1s,lose:cpu.1@2s,join:cpu.1@3s --quiet)
+if [ "${SLUICE_UPDATE_GOLDEN:-0}" = 1 ]; then
+  "${grun[@]}" --out "$tmp/golden" && cp "$tmp/golden/"*.csv "$golden/" && echo "golden files updated"
+fi
+check "golden run completes" exits 0 "${grun[@]}" --out "$tmp/golden"
+for f in summary.csv timeline.csv tasks.csv; do
+  check "golden $f matches byte for byte" cmp -s "$golden/$f" "$tmp/golden/$f"
+done
+"${grun[@]}" --out "$tmp/golden2"
+check "two runs are byte-identical" bash -c "cmp -s '$tmp/golden/tasks.csv' '$tmp/golden2/tasks.csv' && \
+  cmp -s '$tmp/golden/timeline.csv' '$tmp/golden2/timeline.csv' && cmp -s '$tmp/golden/summary.csv' '$tmp/golden2/summary.csv'"
+
+# --- calibration ---------------------------------------------------------------
+check "calibrate writes costs.ini" exits 0 "$sluice" calibrate "$tmp/run"
+check "costs.ini names every operator" bash -c \
+  "grep -q '^\[produce\]' '$tmp/run/costs.ini' && grep -q '^\[transform\]' '$tmp/run/costs.ini' && grep -q '^\[inference\]' '$tmp/run/costs.ini'"
+tpr=$(awk -F' = ' '/^\[transform\]/{t=1} t && /^time_per_row/{sub("s$","",$2); print $2; exit}' "$tmp/run/costs.ini")
+check "transform time_per_row is 50 ms ($tpr)" awk -v v="$tpr" 'BEGIN{exit !(v > 0.0495 && v < 0.0505)}'
+check "calibrate -o - prints to stdout" bash -c "'$sluice' calibrate '$tmp/run' -o - | grep -q '^time_per_row'"
+check "sim with calibrated costs" exits 0 "$sluice" sim fig9-small --memory 100MB --costs "$tmp/run/costs.ini" \
+  --quiet --out "$tmp/cal"
+jct1=$(field "$tmp/run/summary.csv" jct_s)
+jct2=$(field "$tmp/cal/summary.csv" jct_s)
+check "calibrated JCT within 2% ($jct1 vs $jct2)" awk -v a="$jct1" -v b="$jct2" 'BEGIN{exit !(b > 0.98 * a && b < 1.02 * a)}'
+check "calibrate without a run exits 2" exits 2 "$sluice" calibrate "$tmp/nothing-here"
+check "calibrate without RUN_DIR exits 2" exits 2 "$sluice" calibrate
+printf 'task,op\n1,2\n' >"$tmp/bad-run.csv"
+mkdir -p "$tmp/badrun" && mv "$tmp/bad-run.csv" "$tmp/badrun/tasks.csv"
+out=$("$sluice" calibrate "$tmp/badrun" 2>&1)
+check "calibrate on a foreign CSV exits 2 with FILE:LINE ($out)" bash -c \
+  "'$sluice' calibrate '$tmp/badrun' >/dev/null 2>&1; [ \$? -eq 2 ] && grep -q 'tasks.csv:1:' <<<\"\$1\"" _ "$out"
+printf '[transform]\ntime_per_row = 50ms\ntime_per_task = soon\n' >"$tmp/bad-costs.ini"
+out=$("$sluice" sim fig9-small --costs "$tmp/bad-costs.ini" 2>&1)
+code=$?
+check "bad cost file exits 2" test $code -eq 2
+check "bad cost file names FILE:LINE ($out)" bash -c "grep -q 'bad-costs.ini:3:' <<<\"\$1\"" _ "$out"
+check "missing cost file exits 2" exits 2 "$sluice" sim fig9-small --costs "$tmp/none.ini"
+
+# --- a hand-written platform ---------------------------------------------------
+cat >"$tmp/platform.xml" <<'EOF'
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Cluster">
+    <host id="driver" speed="1Gf"><prop id="kind" value="driver"/></host>
+    <host id="box" speed="1Gf" core="8"><prop id="kind" value="cpu"/><prop id="store" value="100MB"/></host>
+    <host id="box-gpu" speed="1Gf" core="4"><prop id="kind" value="gpu"/><prop id="node" value="box"/></host>
+    <link id="l" bandwidth="10GBps" latency="10us"/>
+    <host_link id="driver" up="l" down="l"/><host_link id="box" up="l" down="l"/><host_link id="box-gpu" up="l" down="l"/>
+  </zone>
+</platform>
+EOF
+check "--platform XML runs" exits 0 "$sluice" sim fig9-small --platform "$tmp/platform.xml" --quiet --out "$tmp/px"
+check "--platform matches the spec's JCT" test "$(field "$tmp/px/summary.csv" jct_s)" = "$(field "$tmp/run/summary.csv" jct_s)"
+printf 'not xml\n' >"$tmp/bad.xml"
+check "a broken platform exits 2" exits 2 "$sluice" sim fig9-small --platform "$tmp/bad.xml"
+
+echo "$fails failed"
+exit $((fails > 0))
