@@ -224,6 +224,18 @@ static int slots_for(const sl_plan *p, double cpu, double gpu)
   return n;
 }
 
+/* Adds (sign 1) or removes (-1) what node @p n offers to the cluster sums. */
+static void count_node(sl_core *c, int n, int sign)
+{
+  const sl__node *nd = &c->nodes[n];
+  c->alive_cpu += sign * nd->cpu_total;
+  c->alive_gpu += sign * nd->gpu_total;
+  c->alive_store += sign * nd->store_budget;
+  c->free_cpu += sign * nd->cpu_free;
+  c->free_gpu += sign * nd->gpu_free;
+  c->free_slots += sign * nd->nfree;
+}
+
 static void node_reset(sl_core *c, int n)
 {
   sl__node *nd = &c->nodes[n];
@@ -237,6 +249,7 @@ static void node_reset(sl_core *c, int n)
   for (int s = 0; s < nd->nslots; s++)
     nd->free_slots[s] = nd->nslots - 1 - s; /* slot 0 on top */
   sl__idq_clear(&nd->waiting);
+  count_node(c, n, 1);
 }
 
 int sl_core_node_slots(const sl_core *c, int node)
@@ -247,6 +260,12 @@ int sl_core_node_slots(const sl_core *c, int node)
 double sl_core_node_store(const sl_core *c, int node)
 {
   return node >= 0 && node < c->nnodes ? c->nodes[node].store_used : 0;
+}
+
+bool sl__fits_anywhere(const sl_core *c, int op)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  return c->free_slots > 0 && c->free_cpu + EPS >= o->cpu && c->free_gpu + EPS >= o->gpu;
 }
 
 bool sl__fits(const sl_core *c, int node, int op)
@@ -605,6 +624,9 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   t->out_bytes = 0;
   nd->cpu_free -= op->cpu;
   nd->gpu_free -= op->gpu;
+  c->free_cpu -= op->cpu;
+  c->free_gpu -= op->gpu;
+  c->free_slots--;
   c->ops[t->op].running++;
   c->ops[t->op].cpu_used += op->cpu;
   c->ops[t->op].gpu_used += op->gpu;
@@ -623,6 +645,9 @@ static void release(sl_core *c, sl__task *t)
     nd->free_slots[nd->nfree++] = t->slot;
     nd->cpu_free += t->cpu;
     nd->gpu_free += t->gpu;
+    c->free_cpu += t->cpu;
+    c->free_gpu += t->gpu;
+    c->free_slots++;
   }
   c->ops[t->op].running--;
   c->ops[t->op].running_out_bytes -= t->out_bytes;
@@ -833,7 +858,7 @@ sl_task_id sl__take_inputs(sl_core *c, int op, bool coalesce, int near)
   }
   if (ts.n == 0)
     return SL_NONE;
-  sl__idq_filter(&s->inq, taken, c);
+  sl__idq_filter_head(&s->inq, window, taken, c);
   sl_task_id id = sl__task_new(c, op, ts.buf, ts.n, -1);
   if (id == SL_NONE)
     return SL_NONE;
@@ -1110,6 +1135,7 @@ int sl_core_node_lost(sl_core *c, double now, int node)
     return 0;
   c->now = now;
   sl__node *nd = &c->nodes[node];
+  count_node(c, node, -1);
   nd->alive = false;
   for (uint32_t i = 0; i < c->ntasks; i++) {
     sl__task *t = &c->tasks[i];

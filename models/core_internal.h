@@ -143,6 +143,10 @@ struct sl_core_s {
 
   sl__idq blocked;       /**< attempts waiting for regenerated inputs */
   int64_t active;        /**< attempts queued, blocked or running */
+  /* sums over alive nodes, kept up to date so policies need not scan nodes */
+  double alive_cpu, alive_gpu, alive_store;
+  double free_cpu, free_gpu;
+  int64_t free_slots;
   int64_t live_parts;    /**< partitions with refs > 0 */
   bool started, done, failed;
   double now;
@@ -161,6 +165,10 @@ sl_task_id sl__task_new(struct sl_core_s *c, int op, const sl_part_id *inputs, i
 
 /** @brief Launches attempt @p t on @p node: takes a slot and resources, pushes LAUNCH. */
 void sl__launch(struct sl_core_s *c, double now, sl_task_id t, int node);
+
+/** @brief Whether the free capacity of all nodes together could take a task of @p op
+ *  (false means no node can; true means one may). O(1). */
+bool sl__fits_anywhere(const struct sl_core_s *c, int op);
 
 /** @brief Whether @p node has a free slot and the request of @p op. */
 bool sl__fits(const struct sl_core_s *c, int node, int op);

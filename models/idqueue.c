@@ -58,6 +58,21 @@ void sl__idq_filter(sl__idq *q, bool (*drop)(uint32_t id, void *ctx), void *ctx)
   q->len = kept;
 }
 
+void sl__idq_filter_head(sl__idq *q, uint32_t n, bool (*drop)(uint32_t id, void *ctx), void *ctx)
+{
+  if (n > q->len)
+    n = q->len;
+  /* keep the survivors of the first n, packed against the rest */
+  uint32_t kept = n;
+  for (uint32_t i = n; i-- > 0;) {
+    uint32_t id = sl__idq_at(q, i);
+    if (!drop(id, ctx))
+      q->ring[(q->head + --kept) & (q->cap - 1)] = id;
+  }
+  q->head = (q->head + kept) & (q->cap - 1);
+  q->len -= kept;
+}
+
 static bool is_id(uint32_t id, void *ctx)
 {
   uint32_t *target = ctx;

@@ -30,6 +30,9 @@ static inline uint32_t sl__idq_at(const sl__idq *q, uint32_t i)
 
 /** @brief Removes every id for which @p drop returns true, keeping order. */
 void sl__idq_filter(sl__idq *q, bool (*drop)(uint32_t id, void *ctx), void *ctx);
+/** @brief Like sl__idq_filter() over the first @p n ids only: O(n), not
+ *  O(length), for takers that look at the head of a long queue. */
+void sl__idq_filter_head(sl__idq *q, uint32_t n, bool (*drop)(uint32_t id, void *ctx), void *ctx);
 /** @brief Removes the first occurrence of @p id; true when found. */
 bool sl__idq_remove(sl__idq *q, uint32_t id);
 void sl__idq_clear(sl__idq *q);

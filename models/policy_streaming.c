@@ -55,13 +55,9 @@ static streaming_state *state(const sl_core *c)
 
 static void class_totals(const sl_core *c, double *cpu, double *gpu, double *mem)
 {
-  *cpu = *gpu = *mem = 0;
-  for (int n = 0; n < c->nnodes; n++)
-    if (c->nodes[n].alive) {
-      *cpu += c->nodes[n].cpu_total;
-      *gpu += c->nodes[n].gpu_total;
-      *mem += c->nodes[n].store_budget;
-    }
+  *cpu = c->alive_cpu;
+  *gpu = c->alive_gpu;
+  *mem = c->alive_store;
 }
 
 /* Bytes a running task of @p op holds in its output buffer, as Ray Data
@@ -243,8 +239,10 @@ static bool has_input(const sl_core *c, int op)
 
 static bool fits_somewhere(const sl_core *c, int op)
 {
-  for (int n = 0; n < c->nnodes; n++)
-    if (sl__fits(c, n, op))
+  if (!sl__fits_anywhere(c, op))
+    return false; /* O(1): the common answer when the cluster is busy */
+  for (int k = 0; k < c->nnodes; k++)
+    if (sl__fits(c, (c->ops[op].rr_next + k) % c->nnodes, op))
       return true;
   return false;
 }
@@ -344,14 +342,15 @@ static int select_op(sl_core *c, bool ignore_limits)
   double best_key = INFINITY;
   bool adaptive = !c->opts.streaming.no_adaptive;
   for (int i = 0; i < c->nops; i++) {
-    if (i == 0 && adaptive && !ignore_limits)
-      continue; /* Algorithm 1 admits source tasks through its budget */
     if (!has_input(c, i) || !fits_somewhere(c, i))
       continue;
+    /* Algorithm 1 admits source tasks through its budget; among what is
+     * admitted, the least buffered operator wins, the source included, so
+     * a source never takes a slot a starved consumer could use */
     if (!ignore_limits) {
       if (!under_cap(c, i) || !within_budget(c, i) || !has_output_space(c, i))
         continue;
-      if (i == 0 && !source_admitted(c))
+      if (i == 0 && adaptive && !source_admitted(c))
         continue;
     }
     double key = c->ops[i].buffered;
@@ -376,11 +375,6 @@ static void streaming_schedule(sl_core *c, double now)
     accrue(c, now);
   for (;;) {
     bool launched = false;
-    if (st->reserve)
-      reserve(c);
-    if (!c->opts.streaming.no_adaptive && has_input(c, 0) && source_admitted(c) &&
-        under_cap(c, 0) && within_budget(c, 0) && has_output_space(c, 0))
-      launched |= launch_one(c, now, 0);
     if (st->reserve)
       reserve(c);
     int op = select_op(c, false);
@@ -424,10 +418,7 @@ static double available_slots(const sl_core *c, int i)
 {
   const sl_pop *o = &c->plan->ops[i];
   bool gpu = o->gpu > 0;
-  double total = 0, held = 0;
-  for (int n = 0; n < c->nnodes; n++)
-    if (c->nodes[n].alive)
-      total += gpu ? c->nodes[n].gpu_total : c->nodes[n].cpu_total;
+  double total = gpu ? c->alive_gpu : c->alive_cpu, held = 0;
   for (int j = 0; j < c->nops; j++)
     if (j != i && (c->plan->ops[j].gpu > 0) == gpu)
       held += gpu ? c->ops[j].gpu_used : c->ops[j].cpu_used;

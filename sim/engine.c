@@ -254,7 +254,12 @@ static void wake(slot_t *w)
 static void on_launch(sim *s, const sl_decision *d, double now)
 {
   slot_t *w = slot_at(s, d->node, d->slot);
-  if (!w || w->busy) {
+  /* a LAUNCH drained after its node was lost: the core wrote it off already */
+  if (!sl_core_task_live(s->core, d->task))
+    return;
+  /* a slot still marked with an attempt the core has written off is free:
+   * its worker sees the new task when it looks again */
+  if (!w || (w->busy && sl_core_task_live(s->core, w->task))) {
     fail_job(s, SL_ESTATE, now); /* the core promised a slot twice: a bug */
     return;
   }
@@ -474,6 +479,8 @@ static bool emit_next(slot_t *w, sl_task_id task)
         return false;
       continue;
     }
+    if (rc == SL_ESTATE)
+      return false; /* the core wrote this attempt off (its node, a rollback) */
     if (rc < 0) {
       drain(s, now); /* an OOM: the core decided FAIL */
       fail_job(s, rc, now);

@@ -29,7 +29,7 @@ typedef struct {
 
 typedef struct {
   bool live, waiting;
-  int op, node;
+  int op, node, slot;
   double rows_out, row_bytes, duration, start;
   int64_t emitted_rows;
   int64_t rows_per_flush;
@@ -55,6 +55,7 @@ typedef struct {
   bool done;
   int64_t launches, rollbacks, checkpoints;
   double launched_at_op_min[SL_MAX_OPS], ended_at_op_max[SL_MAX_OPS];
+  int64_t slot_clashes; /* LAUNCHes on a slot a live task still held */
 } harness;
 
 static void h_push(harness *h, double time, h_kind kind, uint32_t task, int arg)
@@ -125,6 +126,10 @@ static void h_schedule_emit(harness *h, uint32_t id, h_task *t)
 
 static void h_launch(harness *h, const sl_decision *d)
 {
+  for (size_t i = 0; i < h->ntasks; i++)
+    if (h->tasks[i].live && h->tasks[i].node == d->node && h->tasks[i].slot == d->slot &&
+        sl_core_task_live(h->core, (uint32_t)i))
+      h->slot_clashes++;
   const sl_pop *op = &h->plan->ops[d->op];
   const sl_node_group *g = sl_cluster_node_group(h->cluster, d->node);
   double speed = op->gpu > 0 ? g->gpu_speed : g->cpu_speed;
@@ -133,6 +138,7 @@ static void h_launch(harness *h, const sl_decision *d)
   t->live = true;
   t->op = d->op;
   t->node = d->node;
+  t->slot = d->slot;
   t->start = h->now;
   t->split = d->split;
   t->duration = sl_plan_task_time(op, (double)d->rows) / speed;

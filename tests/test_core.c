@@ -319,6 +319,7 @@ static void run_with_failures(const char *name, sl_core_opts o, uint64_t seed, i
   assert_true(jct > 0);
   assert_float_equal(h_delivered(&h), 800, 1e-9);
   assert_true(h.max_store_over_budget <= 1e-6);
+  assert_int_equal(h.slot_clashes, 0);
   h_free(&h);
   sl_cluster_free(&cl);
 }
@@ -328,7 +329,7 @@ static void run_with_failures(const char *name, sl_core_opts o, uint64_t seed, i
 static void test_random_failures_every_model(void **state)
 {
   (void)state;
-  const char *models[] = {"streaming", "streaming-noadapt", "static", "batch", "stream"};
+  const char *models[] = {"streaming", "streaming-noadapt", "streaming-nopart", "static", "batch", "stream"};
   for (unsigned m = 0; m < sizeof models / sizeof models[0]; m++)
     for (uint64_t seed = 1; seed <= 20; seed++) {
       sl_core_opts o = model(models[m]);
