@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The simulator against the real executor: for each case, run it for real,
+# calibrate a cost model from that run's tasks.csv, simulate the same plan
+# with it, and compare JCT and throughput. Prints a table and writes
+# OUT/validation.csv. Modelled times run at --time-scale (default 0.5) to
+# keep the whole table to a few minutes on two cores.
+#
+# usage: bench/validate.sh [OUT_DIR] [BUILD_DIR]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${1:-runs/validate}
+sluice=${2:-$here/build}/sluice
+scale=${TIME_SCALE:-0.5}
+mkdir -p "$out"
+csv="$out/validation.csv"
+echo "case,model,real_jct_s,sim_jct_s,error_pct,real_rows_s,sim_rows_s" >"$csv"
+field() { awk -F, -v f="$2" 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h[f]}' "$1/summary.csv"; }
+one() { # name workload cluster model [extra run args...]
+  local name=$1 w=$2 c=$3 m=$4
+  shift 4
+  local r="$out/$name-real" s="$out/$name-sim"
+  "$sluice" run "$here/workloads/$w.ini" --cluster "$here/workloads/clusters/$c.ini" --model "$m" \
+    --time-scale "$scale" --out "$r" --quiet "$@" >/dev/null
+  "$sluice" calibrate "$r" -o "$out/$name.costs" >/dev/null
+  "$sluice" sim "$here/workloads/$w.ini" --cluster "$here/workloads/clusters/$c.ini" --model "$m" \
+    --costs "$out/$name.costs" --out "$s" --quiet "$@" >/dev/null
+  local rj sj rt st
+  rj=$(field "$r" jct_s) sj=$(field "$s" jct_s) rt=$(field "$r" throughput_rows_s) st=$(field "$s" throughput_rows_s)
+  echo "$name,$m,$rj,$sj,$(awk -v a="$sj" -v b="$rj" 'BEGIN{printf "%.1f", 100*(a-b)/b}'),$rt,$st" >>"$csv"
+}
+for m in streaming streaming-noadapt streaming-nopart static batch stream; do
+  for b in 80 120 160; do
+    one "fig9-small-${b}MB-$m" fig9-small fig9 "$m" --memory "${b}MB"
+  done
+done
+for m in streaming static; do
+  one "fig11-small-$m" fig11-small fig11 "$m"
+done
+TIME_SCALE=1 one images-streaming images local streaming
+column -t -s, "$csv"
+awk -F, 'NR>1{e=$5<0?-$5:$5; if(e>m)m=e; s+=e; n++} END{printf "cases %d, mean |error| %.1f%%, max |error| %.1f%%\n", n, s/n, m}' "$csv"
