@@ -36,6 +36,6 @@ done
 for m in streaming static; do
   one "fig11-small-$m" fig11-small fig11 "$m"
 done
-TIME_SCALE=1 one images-streaming images local streaming
+scale=1 one images-streaming images local streaming
 column -t -s, "$csv"
 awk -F, 'NR>1{e=$5<0?-$5:$5; if(e>m)m=e; s+=e; n++} END{printf "cases %d, mean |error| %.1f%%, max |error| %.1f%%\n", n, s/n, m}' "$csv"
