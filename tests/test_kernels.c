@@ -344,8 +344,10 @@ static void test_sleep_accuracy(void **state)
   assert_int_equal(sl_kernel_apply(k, &in, 0, 10, &out), 0);
   double t2 = now_s(CLOCK_MONOTONIC);
   print_message("sleep: task %.3f ms (5), rows %.3f ms (20)\n", (t1 - t0) * 1e3, (t2 - t1) * 1e3);
-  assert_true(t1 - t0 >= 0.005 && t1 - t0 < 0.005 + 0.005);
-  assert_true(t2 - t1 >= 0.020 && t2 - t1 < 0.020 + 0.005);
+  /* held at least the modelled time; the upper limits only catch gross
+   * errors, since a loaded machine may oversleep by any amount */
+  assert_true(t1 - t0 >= 0.005 && t1 - t0 < 2.0);
+  assert_true(t2 - t1 >= 0.020 && t2 - t1 < 2.0);
   assert_int_equal(sl_rows_count(&out), 10);
   sl_kernel_free(k);
   sl_rows_free(&in);
@@ -365,8 +367,8 @@ static void test_spin_burns_cpu(void **state)
   assert_int_equal(sl_kernel_apply(k, &in, 0, 4, &out), 0);
   double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
   print_message("spin: wall %.3f ms, cpu %.3f ms (20)\n", wall * 1e3, cpu * 1e3);
-  assert_true(wall >= 0.020 && wall < 0.020 + 0.010);
-  assert_true(cpu > 0.5 * wall); /* burnt, not slept (tolerant of a busy host) */
+  assert_true(wall >= 0.020 && wall < 2.0);
+  assert_true(cpu > 0.002); /* burnt, not slept: a sleep would use no CPU at all */
   assert_memory_equal(out.data, in.data, sl_rows_bytes(&in));
   sl_kernel_free(k);
   sl_rows_free(&in);
@@ -385,7 +387,7 @@ static void test_cancel(void **state)
   sl_kernel *k = kernel("sleep", &a);
   double t0 = now_s(CLOCK_MONOTONIC);
   assert_int_equal(sl_kernel_apply(k, &in, 0, 2, &out), SL_EINTR);
-  assert_true(now_s(CLOCK_MONOTONIC) - t0 < 0.5);
+  assert_true(now_s(CLOCK_MONOTONIC) - t0 < 3.0); /* well before the 10 s it would sleep */
   assert_int_equal(sl_rows_count(&out), 0); /* nothing half-done */
   sl_kernel_free(k);
   sl_rows_free(&in);
@@ -697,7 +699,7 @@ static void test_gemm_emulated(void **state)
   assert_int_equal(sl_kernel_begin_task(k), 0);
   assert_int_equal(sl_kernel_apply(k, &x, 0, 5, &y), 0);
   double dt = now_s(CLOCK_MONOTONIC) - t0;
-  assert_true(dt >= 0.013 && dt < 0.013 + 0.006);
+  assert_true(dt >= 0.013 && dt < 2.0);
   assert_int_equal(sl_rows_count(&y), 5);
   assert_int_equal(sl_rows_len(&y, 0), 8 + 7 * 4);
   sl_kernel_free(k);
