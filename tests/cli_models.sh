@@ -6,15 +6,9 @@
 set -u
 sluice=$1
 src=$2
-fails=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-field() { awk -F, -v f="$2" 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h[f]}' "$1/summary.csv"; }
-check() {
-  local what=$1
-  shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
 run() { # name workload cluster model [extra...]
   local name=$1 w=$2 c=$3 m=$4
   shift 4
@@ -28,8 +22,8 @@ for spec in "fig9-small fig9 --memory 100MB" "fig11-small fig11" "images local";
   ref=""
   for m in streaming streaming-noadapt streaming-nopart static batch stream; do
     run "$w-$m" "$w" "$c" "$m" "$@"
-    sum=$(field "$tmp/$w-$m" sink_checksum)
-    complete=$(field "$tmp/$w-$m" complete)
+    sum=$(summary_field "$tmp/$w-$m" sink_checksum)
+    complete=$(summary_field "$tmp/$w-$m" complete)
     [ -n "$ref" ] || ref=$sum
     check "$w $m completes with the reference checksum ($sum)" test "$complete" = 1 -a "$sum" = "$ref"
   done
@@ -46,10 +40,9 @@ for m in streaming static batch stream; do
            "lose:0@0.3s,join:0@0.4s,kill:transform@0.45s"; do
     name="fail-$m-$(echo "$f" | tr ':@,' '___')"
     run "$name" fig9-small fig9 "$m" --memory 100MB --fail "$f" --checkpoint-interval 0.3s
-    sum=$(field "$tmp/$name" sink_checksum)
+    sum=$(summary_field "$tmp/$name" sink_checksum)
     check "$m with $f: same checksum, within budget" bash -c \
       "test '$sum' = '$ref' && awk -F, 'NR==1{for(i=1;i<=NF;i++)h[\$i]=i} NR==2{exit !(\$h[\"complete\"]==1 && \$h[\"peak_store_bytes\"]<=\$h[\"store_budget_bytes\"])}' '$tmp/$name/summary.csv'"
   done
 done
-echo "$((fails == 0)) passed, $fails failed" >/dev/null
 exit $((fails > 0))

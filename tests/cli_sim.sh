@@ -11,18 +11,7 @@ set -u
 sluice=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$2
 cd "$src"
-fails=0
-check() { # description, then a command that must succeed
-  local what=$1
-  shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
-exits() { # expected code, command...
-  local want=$1
-  shift
-  "$@" >/dev/null 2>&1
-  [ $? -eq "$want" ]
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 field() { # file, column name: the value in the first data row
   awk -F, -v col="$2" 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h[col]}' "$1"
 }

@@ -1,0 +1,19 @@
+# Shared helpers of the tests/cli_*.sh scripts, sourced after `set -u`.
+# `check WHAT CMD...` prints ok/FAIL and counts failures in $fails;
+# `exits CODE CMD...` succeeds when CMD exits with CODE;
+# `summary_field DIR FIELD` prints one column of DIR/summary.csv.
+fails=0
+check() {
+  local what=$1
+  shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+exits() {
+  local want=$1
+  shift
+  "$@" >/dev/null 2>&1
+  [ $? -eq "$want" ]
+}
+summary_field() {
+  awk -F, -v f="$2" 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h[f]}' "$1/summary.csv"
+}
