@@ -283,8 +283,13 @@ int sl__pick_node(sl_core *c, int op, const sl__task *t)
     if (home >= 0 && home < c->nnodes && sl__fits(c, home, op))
       return home;
   }
-  /* Next fit from a rotating cursor spreads work over nodes in O(1)
-   * amortized, which keeps 1,000-node simulations fast. */
+  return sl__next_fitting_node(c, op);
+}
+
+/* Next fit from a rotating cursor spreads work over nodes in O(1)
+ * amortized, which keeps 1,000-node simulations fast. */
+int sl__next_fitting_node(sl_core *c, int op)
+{
   for (int k = 0; k < c->nnodes; k++) {
     int n = (c->ops[op].rr_next + k) % c->nnodes;
     if (sl__fits(c, n, op)) {

@@ -173,6 +173,9 @@ bool sl__fits_anywhere(const struct sl_core_s *c, int op);
 /** @brief Whether @p node has a free slot and the request of @p op. */
 bool sl__fits(const struct sl_core_s *c, int node, int op);
 
+/** @brief The next node, in rotation, with room for a task of @p op; -1: none. */
+int sl__next_fitting_node(struct sl_core_s *c, int op);
+
 /** @brief A node for a task of @p op: locality first, then the first that fits. -1: none. */
 int sl__pick_node(struct sl_core_s *c, int op, const sl__task *t);
 

@@ -247,19 +247,6 @@ static bool fits_somewhere(const sl_core *c, int op)
   return false;
 }
 
-/* The next node, in rotation, with room for a task of @p op. */
-static int next_fitting_node(sl_core *c, int op)
-{
-  for (int k = 0; k < c->nnodes; k++) {
-    int n = (c->ops[op].rr_next + k) % c->nnodes;
-    if (sl__fits(c, n, op)) {
-      c->ops[op].rr_next = (n + 1) % c->nnodes;
-      return n;
-    }
-  }
-  return -1;
-}
-
 static bool under_cap(const sl_core *c, int op)
 {
   const streaming_state *st = state(c);
@@ -317,7 +304,7 @@ static bool launch_one(sl_core *c, double now, int op)
   if (!fits_somewhere(c, op))
     return false;
   /* choose the node first, then the inputs that already live there */
-  int near = c->nnodes > 1 ? next_fitting_node(c, op) : -1;
+  int near = c->nnodes > 1 ? sl__next_fitting_node(c, op) : -1;
   sl_task_id id = make_task(c, op, near);
   if (id == SL_NONE)
     return false;
