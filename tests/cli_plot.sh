@@ -10,21 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
-cat >tiny.ini <<'INI'
-[workload]
-target_partition = 64KB
-[read]
-kind = source
-tasks = 16
-rows_per_task = 4
-row_bytes = 64KB
-time_per_task = 20ms
-[work]
-kind = map
-cpu = 0.5
-kernel = sleep
-time_per_row = 2ms
-INI
+cp "$src/tests/fixtures/tiny.ini" tiny.ini # a small two-stage run of a second or two
 "$sluice" run tiny.ini --cluster "$src/workloads/clusters/fig9.ini" --out run --quiet >/dev/null 2>&1
 check "a short run to draw" test -s run/timeline.csv
 

@@ -17,21 +17,7 @@ check "bad --fail exits 2" exits 2 "$sluice" run fig9-small --cluster fig9 --fai
 check "--fail on an unknown node exits 2" exits 2 "$sluice" run fig9-small --cluster fig9 --fail lose:7@1s
 check "--on-full takes spill or oom" exits 2 "$sluice" run fig9-small --cluster fig9 --on-full maybe
 
-cat >tiny.ini <<'INI'
-[workload]
-target_partition = 64KB
-[read]
-kind = source
-tasks = 16
-rows_per_task = 4
-row_bytes = 64KB
-time_per_task = 20ms
-[work]
-kind = map
-cpu = 0.5
-kernel = spin
-time_per_row = 2ms
-INI
+cp "$src/tests/fixtures/tiny.ini" tiny.ini # a small two-stage run of a second or two
 "$sluice" run tiny.ini --cluster "$src/workloads/clusters/fig9.ini" --out out >run.log 2>&1
 check "a short run exits 0" test $? -eq 0
 check "summary, timeline and tasks are written" test -s out/summary.csv -a -s out/timeline.csv -a -s out/tasks.csv
