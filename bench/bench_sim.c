@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/micro.h"
 #include "models/error.h"
 #include "sim/engine.h"
 
@@ -45,17 +46,6 @@ static void group(sl_node_group *g, const char *name, int count, double cpu, dou
   g->nic_bps = 25e9 / 8;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[n / 2];
-}
 
 static int run(const sl_plan *plan, const sl_cluster *c, sl_sim_result *r)
 {
@@ -74,45 +64,8 @@ static int run(const sl_plan *plan, const sl_cluster *c, sl_sim_result *r)
 
 static int bench_rate(int reps)
 {
-  sl_workload w = {0};
-  snprintf(w.name, sizeof w.name, "bench-rate");
-  w.target_partition_bytes = 1e6;
-  sl_op_spec *src = add_op(&w, "read", SL_OP_SOURCE, 1, 0);
-  src->tasks = 100000;
-  src->rows_per_task = 1;
-  src->out_row_bytes = 1e6; /* one partition per row: no coalescing */
-  src->time_per_task = 0.01;
-  sl_op_spec *map = add_op(&w, "transform", SL_OP_MAP, 0.99, 0);
-  map->time_per_row = 0.01;
-  map->out_row_bytes = 1e6;
-  sl_plan plan;
-  char err[256];
-  sl_plan_opts po = {0};
-  if (sl_plan_build(&plan, &w, &po, err, sizeof err) < 0) {
-    fprintf(stderr, "bench_sim: %s\n", err);
-    return 1;
-  }
-  sl_cluster c = {0};
-  snprintf(c.name, sizeof c.name, "one-node");
-  c.ngroups = 1;
-  group(&c.groups[0], "n", 1, 16, 0, 1, 1e9);
-  sl_cluster_expand(&c);
-  double rate[16], wall[16];
-  int64_t tasks = 0;
-  for (int k = 0; k < reps; k++) {
-    sl_sim_result r;
-    if (run(&plan, &c, &r))
-      return 1;
-    tasks = r.summary.tasks;
-    wall[k] = r.wall_s;
-    rate[k] = (double)tasks / r.wall_s;
-    printf("rate  run %d: %lld tasks in %.3f s wall = %.0f tasks/s (simulated JCT %.1f s)\n", k + 1,
-           (long long)tasks, r.wall_s, rate[k], r.summary.jct_s);
-  }
-  printf("rate  median: %.0f simulated tasks per wall second (%lld tasks, %.3f s)\n", median(rate, reps),
-         (long long)tasks, median(wall, reps));
-  sl_cluster_free(&c);
-  return 0;
+  double rate;
+  return sl_bench_sim_rate(100000, reps, true, &rate) < 0;
 }
 
 static int bench_scale(int reps, int64_t ntasks)
@@ -164,7 +117,7 @@ static int bench_scale(int reps, int64_t ntasks)
            k + 1, (long long)r.summary.tasks, c.nnodes, r.wall_s, r.peak_rss_bytes / 1e6, r.summary.jct_s,
            r.summary.pct_of_bound);
   }
-  printf("scale median: %.2f s wall, %.0f MB peak RSS\n", median(wall, reps), median(rss, reps) / 1e6);
+  printf("scale median: %.2f s wall, %.0f MB peak RSS\n", sl_bench_median(wall, reps), sl_bench_median(rss, reps) / 1e6);
   sl_cluster_free(&c);
   return 0;
 }

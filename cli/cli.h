@@ -57,5 +57,7 @@ int sl_cmd_sim(int argc, char **argv);
 int sl_cmd_calibrate(int argc, char **argv);
 int sl_cmd_plot(int argc, char **argv);
 int sl_cmd_experiment(int argc, char **argv);
+int sl_cmd_capacity(int argc, char **argv);
+int sl_cmd_bench(int argc, char **argv);
 
 #endif

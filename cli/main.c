@@ -12,6 +12,8 @@ static const sl_cli_cmd commands[] = {
   {"run", sl_cmd_run, "execute a workload on this machine"},
   {"plot", sl_cmd_plot, "draw a run's timeline with gnuplot"},
   {"experiment", sl_cmd_experiment, "reproduce a figure of the paper beside its numbers"},
+  {"capacity", sl_cmd_capacity, "the cheapest cluster shapes that meet a target"},
+  {"bench", sl_cmd_bench, "regression suite: simulations and micro-benchmarks against a baseline"},
 };
 
 static void usage(FILE *f)

@@ -34,6 +34,9 @@
  * backbone, latency, storage_bandwidth, storage_latency) and one
  * `[group NAME]` section per node group (count, cpu, gpu, memory, store,
  * cpu_speed, gpu_speed, nic, price_per_hour; cpu and memory required).
+ * A group may also give `min` and `max`: the range of counts a capacity
+ * search (`sluice capacity`) tries for it (default: 0 to count). A
+ * node-types file is a cluster spec read that way.
  *
  * Comments start a line with `#` or `;`, or follow a value after ` ;`.
  * Sizes, times and bandwidths carry units (workloads/units.h).

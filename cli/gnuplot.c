@@ -1,0 +1,90 @@
+/* Drawing with gnuplot into a temporary, renamed when whole (gnuplot.h). */
+#include "gnuplot.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SL_DATA_DIR
+#define SL_DATA_DIR "."
+#endif
+
+extern char **environ;
+
+void sl_gnuplot_string(char *e, size_t n, const char *name, const char *value)
+{
+  size_t len = strlen(e);
+  len += snprintf(e + len, len < n ? n - len : 0, "%s='", name);
+  for (const char *p = value; *p && len + 3 < n; p++) {
+    e[len++] = *p;
+    if (*p == '\'')
+      e[len++] = '\'';
+  }
+  snprintf(e + len, len < n ? n - len : 0, "'; ");
+}
+
+bool sl_gnuplot_find_script(const char *name, char *out, size_t n)
+{
+  const char *dirs[] = {".", SL_DATA_DIR};
+  for (int i = 0; i < 2; i++) {
+    snprintf(out, n, "%s/plots/%s", dirs[i], name);
+    if (access(out, R_OK) == 0)
+      return true;
+  }
+  return false;
+}
+
+/* Runs gnuplot -e EXPR SCRIPT; its exit status, 127 when it cannot start. */
+static int run_gnuplot(const char *expr, const char *script)
+{
+  char *argv[] = {"gnuplot", "-e", (char *)expr, (char *)script, NULL};
+  pid_t pid;
+  if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0)
+    return 127;
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return 127;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static bool non_empty(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+int sl_gnuplot_draw(const char *cmd, const char *expr, const char *term, const char *script,
+                    const char *final)
+{
+  char tmp[1200], e[16384];
+  const char *slash = strrchr(final, '/');
+  if (slash)
+    snprintf(tmp, sizeof tmp, "%.*s/.%s.tmp", (int)(slash - final), final, slash + 1);
+  else
+    snprintf(tmp, sizeof tmp, ".%s.tmp", final);
+  snprintf(e, sizeof e, "%s", expr);
+  sl_gnuplot_string(e, sizeof e, "term", term);
+  sl_gnuplot_string(e, sizeof e, "out", tmp);
+  int rc = run_gnuplot(e, script);
+  if (rc == 127) {
+    unlink(tmp);
+    fprintf(stderr, "sluice %s: cannot run gnuplot (install gnuplot-nox)\n", cmd);
+    return 1;
+  }
+  if (rc != 0 || !non_empty(tmp)) {
+    unlink(tmp);
+    fprintf(stderr, "sluice %s: gnuplot failed (exit %d) drawing %s\n", cmd, rc, final);
+    return 1;
+  }
+  if (rename(tmp, final) != 0) {
+    fprintf(stderr, "sluice %s: %s: %s\n", cmd, final, strerror(errno));
+    unlink(tmp);
+    return 1;
+  }
+  return 0;
+}
