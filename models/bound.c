@@ -30,6 +30,10 @@
  * shapes share one, it charges gaps an integer packing could fill, so the
  * throughput bound can there be a little below the true limit.
  *
+ * An operator pinned to accelerators (sl_pop.accel) has x[i][g] fixed at 0
+ * on every group whose label is not among them, as for a group it does not
+ * fit: its work can only move to the groups it may run on.
+ *
  * A GPU operator that also requests CPUs charges both classes for the same
  * task time. Node NICs are not modelled: the video and Fig. 9 shapes are
  * bound by slots, and where bytes land depends on a placement the bound does
@@ -120,7 +124,7 @@ static int model_build(bound_model *m, const sl_plan *p, const sl_cluster *c)
     double w = sl_plan_work_per_source_row(p, i);
     bool anywhere = false;
     for (int g = 0; g < m->ngroups; g++) {
-      bool ok = m->count[g] > 0 &&
+      bool ok = m->count[g] > 0 && sl_group_allows(&c->groups[g], &o->accel) &&
                 slot_share(m->slots[g][CLS_CPU], o->cpu, &m->e[i][g][CLS_CPU]) &&
                 slot_share(m->slots[g][CLS_GPU], o->gpu, &m->e[i][g][CLS_GPU]);
       m->fits[i][g] = ok;

@@ -6,6 +6,8 @@
 
 #include "error.h"
 
+_Static_assert(SL_MAX_GROUPS <= 32, "group masks are 32-bit");
+
 /* Node count of @p c, or -1 when a group count is negative or the sum overflows. */
 static int sl__cluster_count_nodes(const sl_cluster *c)
 {
@@ -69,6 +71,20 @@ int sl_cluster_copy(sl_cluster *dst, const sl_cluster *src)
   }
   memcpy(dst->nodes, src->nodes, (size_t)src->nnodes * sizeof *dst->nodes);
   return 0;
+}
+
+bool sl_group_allows(const sl_node_group *g, const sl_accel_set *want)
+{
+  return want->n == 0 || (g->accelerator[0] && sl_accel_set_has(want, g->accelerator));
+}
+
+uint32_t sl_cluster_allowed_groups(const sl_cluster *c, const sl_accel_set *want)
+{
+  uint32_t mask = 0;
+  for (int g = 0; g < c->ngroups && g < SL_MAX_GROUPS; g++)
+    if (sl_group_allows(&c->groups[g], want))
+      mask |= 1u << g;
+  return mask;
 }
 
 /* Summed over groups rather than nodes, so it also works before expansion. */

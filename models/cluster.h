@@ -26,8 +26,7 @@ typedef struct {
   double cpu_speed, gpu_speed; /**< relative to the cost model's speed 1 */
   double nic_bps;           /**< NIC bandwidth, bytes per second */
   double price_per_hour;    /**< dollars per node-hour */
-  int min_count, max_count; /**< range a capacity search may use (spec keys min, max;
-                                 max 0 = count) */
+  char accelerator[SL_NAME_MAX]; /**< label of its GPUs ("a100"); "" = none */
 } sl_node_group;
 
 /** @brief One node, pointing back at its group. */
@@ -63,6 +62,19 @@ static inline const sl_node_group *sl_cluster_node_group(const sl_cluster *c, in
 {
   return &c->groups[c->nodes[n].group];
 }
+
+/**
+ * @brief Whether nodes of group @p g may run an operator pinned to @p want:
+ *        an empty set allows every group, else the group's accelerator
+ *        label must be one of the set's.
+ */
+bool sl_group_allows(const sl_node_group *g, const sl_accel_set *want);
+
+/**
+ * @brief The groups of @p c whose nodes may run an operator pinned to
+ *        @p want, as a bit mask (bit g for group g; SL_MAX_GROUPS fits).
+ */
+uint32_t sl_cluster_allowed_groups(const sl_cluster *c, const sl_accel_set *want);
 
 /** @brief Total slots of a class (cpu when @p gpu is false) over all nodes. */
 double sl_cluster_total(const sl_cluster *c, bool gpu);

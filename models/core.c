@@ -231,6 +231,8 @@ static void count_node(sl_core *c, int n, int sign)
   c->alive_cpu += sign * nd->cpu_total;
   c->alive_gpu += sign * nd->gpu_total;
   c->alive_store += sign * nd->store_budget;
+  c->group_alive_cpu[c->cluster->nodes[n].group] += sign * nd->cpu_total;
+  c->group_alive_gpu[c->cluster->nodes[n].group] += sign * nd->gpu_total;
   c->free_cpu += sign * nd->cpu_free;
   c->free_gpu += sign * nd->gpu_free;
   c->free_slots += sign * nd->nfree;
@@ -272,7 +274,17 @@ bool sl__fits(const sl_core *c, int node, int op)
 {
   const sl__node *nd = &c->nodes[node];
   const sl_pop *o = &c->plan->ops[op];
-  return nd->alive && nd->nfree > 0 && nd->cpu_free + EPS >= o->cpu && nd->gpu_free + EPS >= o->gpu;
+  return nd->alive && nd->nfree > 0 && nd->cpu_free + EPS >= o->cpu && nd->gpu_free + EPS >= o->gpu &&
+         sl__op_allowed(c, node, op);
+}
+
+double sl__op_capacity(const sl_core *c, int op, bool gpu)
+{
+  double total = 0;
+  for (int g = 0; g < c->cluster->ngroups; g++)
+    if ((c->op_groups[op] >> g) & 1u)
+      total += gpu ? c->group_alive_gpu[g] : c->group_alive_cpu[g];
+  return total;
 }
 
 int sl__pick_node(sl_core *c, int op, const sl__task *t)
@@ -301,6 +313,24 @@ int sl__next_fitting_node(sl_core *c, int op)
 }
 
 /* --------------------------------------------------------- construction */
+
+/* The groups each operator's accelerator pin allows. An operator no group
+ * allows would wait forever: refuse the plan instead. */
+static int init_pins(sl_core *c, char *err, size_t errlen)
+{
+  for (int i = 0; i < c->nops; i++) {
+    const sl_pop *o = &c->plan->ops[i];
+    c->op_groups[i] = sl_cluster_allowed_groups(c->cluster, &o->accel);
+    if (c->op_groups[i] == 0) {
+      char want[SL_MAX_ACCELS * SL_NAME_MAX];
+      sl_accel_set_format(&o->accel, want, sizeof want);
+      snprintf(err, errlen, "operator '%s' runs only on accelerator %s, which no node group of "
+               "cluster '%s' has", o->name, want, c->cluster->name);
+      return SL_EUNSAT;
+    }
+  }
+  return 0;
+}
 
 static int check_budgets(sl_core *c, char *err, size_t errlen)
 {
@@ -339,6 +369,8 @@ sl_core *sl_core_new(const sl_plan *plan, const sl_cluster *cluster, const sl_co
   c->policy = opts->model == SL_MODEL_BATCH    ? &sl__policy_batch
               : opts->model == SL_MODEL_STREAM ? &sl__policy_stream
                                                : &sl__policy_streaming;
+  if (init_pins(c, err, errlen) < 0)
+    goto out_free_core_quiet;
   c->nodes = calloc(c->nnodes, sizeof *c->nodes);
   if (!c->nodes)
     goto out_free_core;

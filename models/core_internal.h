@@ -145,6 +145,10 @@ struct sl_core_s {
   int64_t active;        /**< attempts queued, blocked or running */
   /* sums over alive nodes, kept up to date so policies need not scan nodes */
   double alive_cpu, alive_gpu, alive_store;
+  /* accelerator pins (sl_pop.accel): the node groups each operator may use,
+   * as a mask, and what the alive nodes of each group offer */
+  uint32_t op_groups[SL_MAX_OPS];
+  double group_alive_cpu[SL_MAX_GROUPS], group_alive_gpu[SL_MAX_GROUPS];
   double free_cpu, free_gpu;
   int64_t free_slots;
   int64_t live_parts;    /**< partitions with refs > 0 */
@@ -170,7 +174,22 @@ void sl__launch(struct sl_core_s *c, double now, sl_task_id t, int node);
  *  (false means no node can; true means one may). O(1). */
 bool sl__fits_anywhere(const struct sl_core_s *c, int op);
 
-/** @brief Whether @p node has a free slot and the request of @p op. */
+/** @brief Whether operator @p op may run on @p node at all (its accelerator pin). */
+static inline bool sl__op_allowed(const struct sl_core_s *c, int node, int op)
+{
+  return (c->op_groups[op] >> c->cluster->nodes[node].group) & 1u;
+}
+
+/** @brief CPU (or GPU) slots of the alive nodes operator @p op may run on. */
+double sl__op_capacity(const struct sl_core_s *c, int op, bool gpu);
+
+/** @brief Whether operators @p a and @p b may run on a common node group. */
+static inline bool sl__ops_overlap(const struct sl_core_s *c, int a, int b)
+{
+  return (c->op_groups[a] & c->op_groups[b]) != 0;
+}
+
+/** @brief Whether @p node has a free slot and the request of @p op (on a node the op may use). */
 bool sl__fits(const struct sl_core_s *c, int node, int op);
 
 /** @brief The next node, in rotation, with room for a task of @p op; -1: none. */

@@ -67,6 +67,9 @@ static bool can_fuse(const sl_pop *cur, const sl_op_spec *next, const sl_plan_op
     return false;
   if (cur->cpu != next->cpu || cur->gpu != next->gpu)
     return false;
+  /* a fused task runs on one node: both members must accept it */
+  if (!sl_accel_set_equal(&cur->accel, &next->accel))
+    return false;
   return !pop_has_own_batching(cur) && !spec_has_own_batching(next);
 }
 
@@ -129,6 +132,7 @@ static void pop_start(sl_pop *o, const sl_op_spec *s, int index, double in_bytes
   o->time_spread = s->time_spread;
   o->batch_size = s->batch_size;
   o->concurrency = s->concurrency;
+  o->accel = s->accel;
   o->in_row_bytes = in_bytes;
   if (s->kind == SL_OP_SOURCE) {
     /* A source's "input rows" are the rows it generates; what it fetches
@@ -261,15 +265,20 @@ double sl_plan_work_per_source_row(const sl_plan *p, int i)
   return sl_plan_task_time(&p->ops[i], rows) * alpha_in(p, i) / rows;
 }
 
-/* "1 CPU", "0.99 CPU", "1 GPU + 4 CPU", "none". */
+/* "1 CPU", "0.99 CPU", "1 GPU + 4 CPU", "none"; a pin adds "@a100". */
 static void format_resources(const sl_pop *o, char *buf, size_t len)
 {
+  char pin[SL_MAX_ACCELS * SL_NAME_MAX + 2] = "";
+  if (o->accel.n > 0) {
+    pin[0] = '@';
+    sl_accel_set_format(&o->accel, pin + 1, sizeof pin - 1);
+  }
   if (o->gpu > 0 && o->cpu > 0)
-    snprintf(buf, len, "%g GPU + %g CPU", o->gpu, o->cpu);
+    snprintf(buf, len, "%g GPU + %g CPU%s", o->gpu, o->cpu, pin);
   else if (o->gpu > 0)
-    snprintf(buf, len, "%g GPU", o->gpu);
+    snprintf(buf, len, "%g GPU%s", o->gpu, pin);
   else if (o->cpu > 0)
-    snprintf(buf, len, "%g CPU", o->cpu);
+    snprintf(buf, len, "%g CPU%s", o->cpu, pin);
   else
     snprintf(buf, len, "none");
 }
@@ -309,7 +318,7 @@ void sl_plan_print(const sl_plan *p, const sl_cluster *c, FILE *f)
           "resources", "fused", "task_s", "rows/task", "row_size", "tasks");
   for (int i = 0; i < p->nops; i++) {
     const sl_pop *o = &p->ops[i];
-    char res[48], size[32];
+    char res[SL_MAX_ACCELS * SL_NAME_MAX + 48], size[32];
     double rows = sl_plan_typical_rows(p, i);
 
     format_resources(o, res, sizeof(res));

@@ -4,8 +4,8 @@
  *        with aggregated cost models and the initial partitioning.
  *
  * Consecutive operators with the same resource shape (same CPU and GPU
- * request, per-row kinds, no batch size of their own) run in one task, as
- * Ray Data fuses them. The sink is not a physical operator: partitions that
+ * request, same accelerator pin, per-row kinds, no batch size of their own)
+ * run in one task, as Ray Data fuses them. The sink is not a physical operator: partitions that
  * leave the last physical operator are delivered to it.
  */
 #ifndef SL_PLAN_H
@@ -29,6 +29,7 @@ typedef struct {
   double time_spread;         /**< coefficient of variation of task time */
   int batch_size;             /**< rows per task (map_batches), 0 = any */
   int concurrency;            /**< cap on tasks in flight, 0 = none */
+  sl_accel_set accel;         /**< node groups its tasks may run on; empty: any */
   double rows_out_per_row;    /**< output rows per input row */
   double in_row_bytes;        /**< bytes of one input row */
   double out_row_bytes;       /**< bytes of one output row */

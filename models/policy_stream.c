@@ -101,6 +101,21 @@ static void adopt_running(sl_core *c)
   }
 }
 
+/* The next operator of @p ops, in rotation from @p *rot, that may run on
+ * @p node (accelerator pins); -1 when none may. Without pins this deals the
+ * positions out round-robin, as before. */
+static int next_allowed(const sl_core *c, const int *ops, int nops, int *rot, int node)
+{
+  for (int k = 0; k < nops; k++) {
+    int op = ops[(*rot + k) % nops];
+    if (sl__op_allowed(c, node, op)) {
+      *rot = (*rot + k + 1) % nops;
+      return op;
+    }
+  }
+  return -1;
+}
+
 /* Places instances on the alive nodes: GPU operators first (they may take
  * CPU too), then the CPU operators on what CPU is left. */
 static int place(sl_core *c)
@@ -131,8 +146,10 @@ static int place(sl_core *c)
     if (nops == 0)
       continue;
     int npos = class_positions(c, gpu, cpu_left, node_of, max - ninst);
-    for (int j = 0; j < npos; j++) {
-      int op = ops[j % nops];
+    for (int j = 0, rot = 0; j < npos; j++) {
+      int op = next_allowed(c, ops, nops, &rot, node_of[j]);
+      if (op < 0)
+        continue; /* no operator of the class may run on this node */
       inst[ninst].op = op;
       inst[ninst].node = node_of[j];
       inst[ninst].busy = SL_NONE;

@@ -160,8 +160,9 @@ static void reserve_into(sl_core *c, double *shared_cpu, double *shared_mem)
     rem_mem -= g_mem;
     st->bud_cpu[i] += g_cpu;
     st->bud_mem[i] += g_mem;
-    /* GPUs are not partitioned: a GPU operator may use every GPU it does not hold */
-    st->bud_gpu[i] = o->gpu > 0 ? fmax(0, L_gpu - c->ops[i].gpu_used) : 0;
+    /* GPUs are not partitioned: a GPU operator may use every GPU it does
+     * not hold, of the node groups its accelerator pin allows */
+    st->bud_gpu[i] = o->gpu > 0 ? fmax(0, sl__op_capacity(c, i, true) - c->ops[i].gpu_used) : 0;
   }
 }
 
@@ -400,14 +401,16 @@ static double streaming_target(const sl_core *c, int op)
 
 /* Slots op @p i could use now: its class's capacity less what other
  * operators of the class hold. Fewer slots downstream mean a slower drain
- * and so a slower admission: the negative feedback of the paper. */
+ * and so a slower admission: the negative feedback of the paper. An
+ * operator pinned to some node groups counts only their capacity, and only
+ * the operators that may run there as holders. */
 static double available_slots(const sl_core *c, int i)
 {
   const sl_pop *o = &c->plan->ops[i];
   bool gpu = o->gpu > 0;
-  double total = gpu ? c->alive_gpu : c->alive_cpu, held = 0;
+  double total = sl__op_capacity(c, i, gpu), held = 0;
   for (int j = 0; j < c->nops; j++)
-    if (j != i && (c->plan->ops[j].gpu > 0) == gpu)
+    if (j != i && (c->plan->ops[j].gpu > 0) == gpu && sl__ops_overlap(c, i, j))
       held += gpu ? c->ops[j].gpu_used : c->ops[j].cpu_used;
   double req = gpu ? o->gpu : o->cpu;
   return fmax(1, floor((total - held) / req + EPS));

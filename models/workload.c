@@ -1,5 +1,6 @@
 #include "workload.h"
 
+#include <stdio.h>
 #include <string.h>
 
 int64_t sl_workload_source_rows(const sl_workload *w)
@@ -17,6 +18,39 @@ double sl_op_param(const sl_op_spec *op, const char *name, double dflt)
     if (strcmp(op->params[i].name, name) == 0)
       return op->params[i].value;
   return dflt;
+}
+
+bool sl_accel_set_has(const sl_accel_set *s, const char *label)
+{
+  for (int i = 0; i < s->n; i++)
+    if (strcmp(s->names[i], label) == 0)
+      return true;
+  return false;
+}
+
+/* Order does not matter: "a10g, a100" and "a100, a10g" pin alike. */
+bool sl_accel_set_equal(const sl_accel_set *a, const sl_accel_set *b)
+{
+  if (a->n != b->n)
+    return false;
+  for (int i = 0; i < a->n; i++)
+    if (!sl_accel_set_has(b, a->names[i]))
+      return false;
+  return true;
+}
+
+void sl_accel_set_format(const sl_accel_set *s, char *buf, size_t len)
+{
+  size_t used = 0;
+  if (len == 0)
+    return;
+  buf[0] = '\0';
+  for (int i = 0; i < s->n && used < len; i++) {
+    int w = snprintf(buf + used, len - used, "%s%s", i ? "," : "", s->names[i]);
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
 }
 
 const char *sl_op_kind_name(sl_op_kind k)

@@ -11,11 +11,25 @@
 #define SL_WORKLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define SL_NAME_MAX 48
 #define SL_MAX_OPS 32
 #define SL_MAX_PARAMS 8
+#define SL_MAX_ACCELS 4
+
+/**
+ * @brief The accelerators an operator may run on: the labels of the node
+ *        groups (sl_node_group.accelerator) whose nodes may take its tasks.
+ *
+ * Empty (n == 0) means any node, as before pinning existed. A spec writes
+ * it as `accelerator = a100` or `accelerator = a10g, a100` (any of them).
+ */
+typedef struct {
+  int n;
+  char names[SL_MAX_ACCELS][SL_NAME_MAX];
+} sl_accel_set;
 
 typedef enum {
   SL_OP_SOURCE,      /**< read tasks: no input partitions, one task per split */
@@ -51,6 +65,7 @@ typedef struct {
   double out_row_bytes;     /**< bytes of one output row; 0 = keep input size */
   int batch_size;           /**< rows per task for map_batches (0 = any) */
   int concurrency;          /**< max tasks in flight, 0 = unlimited */
+  sl_accel_set accel;       /**< node groups it may run on; empty: any */
   /* source only */
   int64_t tasks;            /**< number of read tasks (splits) */
   int64_t rows_per_task;    /**< rows each read task yields */
@@ -74,6 +89,15 @@ int64_t sl_workload_source_rows(const sl_workload *w);
 
 /** @brief A parameter's value, or @p dflt when the operator has none. */
 double sl_op_param(const sl_op_spec *op, const char *name, double dflt);
+
+/** @brief Whether two accelerator sets name the same labels (in any order). */
+bool sl_accel_set_equal(const sl_accel_set *a, const sl_accel_set *b);
+
+/** @brief Whether @p s names @p label. */
+bool sl_accel_set_has(const sl_accel_set *s, const char *label);
+
+/** @brief Writes the set as "a10g,a100" into @p buf ("" when empty). */
+void sl_accel_set_format(const sl_accel_set *s, char *buf, size_t len);
 
 /** @brief Lower-case name of an operator kind ("map_batches"). */
 const char *sl_op_kind_name(sl_op_kind k);

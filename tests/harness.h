@@ -56,6 +56,7 @@ typedef struct {
   int64_t launches, rollbacks, checkpoints;
   double launched_at_op_min[SL_MAX_OPS], ended_at_op_max[SL_MAX_OPS];
   int64_t slot_clashes; /* LAUNCHes on a slot a live task still held */
+  int64_t launches_on_group[SL_MAX_OPS][SL_MAX_GROUPS]; /* where each operator ran */
 } harness;
 
 static void h_push(harness *h, double time, h_kind kind, uint32_t task, int arg)
@@ -148,6 +149,7 @@ static void h_launch(harness *h, const sl_decision *d)
   t->rows_per_flush = (int64_t)fmax(1, per);
   t->nflush = t->rows_out > 0 ? (uint32_t)ceil(t->rows_out / t->rows_per_flush) : 0;
   h->launches++;
+  h->launches_on_group[d->op][h->cluster->nodes[d->node].group]++;
   if (h->launched_at_op_min[d->op] == 0 || h->now < h->launched_at_op_min[d->op])
     h->launched_at_op_min[d->op] = h->now > 0 ? h->now : 1e-12;
   if (t->nflush == 0)

@@ -264,6 +264,78 @@ static void test_gpu_bound(void **state)
   assert_near(b.jct_s, 25.0, 1e-9);
 }
 
+static void pin(sl_op_spec *s, const char *a, const char *b)
+{
+  memset(&s->accel, 0, sizeof(s->accel));
+  snprintf(s->accel.names[s->accel.n++], SL_NAME_MAX, "%s", a);
+  if (b)
+    snprintf(s->accel.names[s->accel.n++], SL_NAME_MAX, "%s", b);
+}
+
+/* Four 1-GPU nodes at half speed (a10g) and one 4-GPU node at full speed
+ * (a100), as a GPU-s per second of speed-1 work: 2 + 4 = 6. */
+static void accel_cluster(sl_cluster *c)
+{
+  init_cluster(c, "a10g+a100");
+  add_group(c, 4, 8, 1, 1, 0.5);
+  snprintf(c->groups[0].accelerator, SL_NAME_MAX, "a10g");
+  add_group(c, 1, 32, 4, 1, 1);
+  snprintf(c->groups[1].accelerator, SL_NAME_MAX, "a100");
+}
+
+/* Accelerator pins on a hand-worked case: 10,000 rows through an encoder
+ * (0.01 GPU-s per row at speed 1) and a trainer (0.04 GPU-s per row).
+ *   unpinned: 0.05 GPU-s per row over 6 GPU-s/s:             120 rows/s
+ *   trainer on a100: 4 / 0.04 = 100 rows/s (the encoder's 4 a10g at half
+ *     speed take 4 * 0.5 / 0.01 = 200 rows/s, not binding)  100 rows/s
+ *   trainer on "a10g, a100": any of them, as unpinned:        120 rows/s
+ *   both on a100: 4 / 0.05:                                    80 rows/s
+ *   encoder on a label the cluster lacks:                      unsatisfiable */
+static void test_accelerator_pins(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "pins");
+  add_source(&w, 100, 100, 1.0);
+  sl_op_spec *enc = add_op(&w, "encode", SL_OP_MAP_BATCHES, 0, 1);
+  enc->time_per_row = 0.01;
+  enc->batch_size = 100;
+  sl_op_spec *train = add_op(&w, "train", SL_OP_MAP_BATCHES, 0, 1);
+  train->time_per_row = 0.04;
+  train->batch_size = 100;
+
+  accel_cluster(&c);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.throughput_rows_s, 120.0, 1e-6);
+
+  pin(train, "a100", NULL);
+  accel_cluster(&c);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.throughput_rows_s, 100.0, 1e-6);
+  assert_near(b.area_s, 100.0, 1e-6);
+  assert_string_equal(b.bottleneck, "GPU");
+  assert_int_equal(b.bottleneck_op, 2);
+
+  pin(train, "a10g", "a100");
+  accel_cluster(&c);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.throughput_rows_s, 120.0, 1e-6);
+
+  pin(train, "a100", NULL);
+  pin(enc, "a100", NULL);
+  accel_cluster(&c);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.throughput_rows_s, 80.0, 1e-6);
+
+  pin(enc, "h100", NULL);
+  accel_cluster(&c);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), SL_EUNSAT);
+}
+
 /* 1000 rows of 1 MB through 100 MB/s of storage: 10 s. */
 static void test_storage_bound(void **state)
 {
@@ -391,6 +463,7 @@ int main(void)
     cmocka_unit_test(test_storage_bound),
     cmocka_unit_test(test_concurrency_cap),
     cmocka_unit_test(test_critical_path_dominates),
+    cmocka_unit_test(test_accelerator_pins),
     cmocka_unit_test(test_unsatisfiable),
     cmocka_unit_test(test_csv_and_print),
   };

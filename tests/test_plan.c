@@ -118,6 +118,49 @@ static void test_no_fusion_across_shapes(void **state)
   assert_true(fabs(p.ops[0].in_row_bytes) < 1e-12);
 }
 
+static void pin(sl_op_spec *s, const char *a, const char *b)
+{
+  memset(&s->accel, 0, sizeof(s->accel));
+  snprintf(s->accel.names[s->accel.n++], SL_NAME_MAX, "%s", a);
+  if (b)
+    snprintf(s->accel.names[s->accel.n++], SL_NAME_MAX, "%s", b);
+}
+
+/* A fused task runs on one node, so maps pinned differently stay apart;
+ * the same labels in another order still fuse. The pin reaches the plan. */
+static void test_no_fusion_across_pins(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_plan p;
+  char buf[2048];
+
+  init_workload(&w, "pins");
+  add_source(&w, 4, 10, 1.0);
+  pin(add_op(&w, "a", SL_OP_MAP, 1.0, 0), "a10g", "a100");
+  pin(add_op(&w, "b", SL_OP_MAP, 1.0, 0), "a100", "a10g");
+  pin(add_op(&w, "c", SL_OP_MAP, 1.0, 0), "a100", NULL);
+  build_ok(&p, &w, 0);
+  assert_int_equal(p.nops, 3);
+  assert_string_equal(p.ops[0].name, "src");
+  assert_int_equal(p.ops[0].accel.n, 0);
+  assert_string_equal(p.ops[1].name, "a->b");
+  assert_int_equal(p.ops[1].accel.n, 2);
+  assert_string_equal(p.ops[2].name, "c");
+  assert_int_equal(p.ops[2].accel.n, 1);
+  assert_string_equal(p.ops[2].accel.names[0], "a100");
+
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  sl_plan_print(&p, NULL, f);
+  rewind(f);
+  size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  assert_non_null(strstr(buf, "1 CPU@a10g,a100"));
+  assert_non_null(strstr(buf, "1 CPU@a100"));
+}
+
 static void test_no_fusion_into_map_batches(void **state)
 {
   (void)state;
@@ -324,6 +367,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_same_shape_maps_fuse),
     cmocka_unit_test(test_no_fusion_across_shapes),
+    cmocka_unit_test(test_no_fusion_across_pins),
     cmocka_unit_test(test_no_fusion_into_map_batches),
     cmocka_unit_test(test_fused_costs),
     cmocka_unit_test(test_alpha_with_expansion),

@@ -657,6 +657,77 @@ static void test_feasibility(void **state)
   sl_cluster_free(&c);
 }
 
+/* Accelerator pins: the operator key, the group label, and the errors when
+ * the two are combined (the workload's file and the operator's line). */
+static void test_accelerators(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  char err[512] = "", path[64];
+
+  WL_OK(SRC "[m]\nkind = map_batches\ngpu = 1\nbatch_size = 4\naccelerator = a10g , a100\n", &w);
+  assert_int_equal(w.ops[1].accel.n, 2);
+  assert_string_equal(w.ops[1].accel.names[0], "a10g");
+  assert_string_equal(w.ops[1].accel.names[1], "a100");
+  assert_int_equal(w.ops[0].accel.n, 0);
+  WL_ERR(SRC "[m]\nkind = map\naccelerator =\n", 8, "empty accelerator name");
+  WL_ERR(SRC "[m]\nkind = map\naccelerator = a100,\n", 8, "empty accelerator name");
+  WL_ERR(SRC "[m]\nkind = map\naccelerator = a100, a100\n", 8, "'a100' is listed twice");
+  WL_ERR(SRC "[m]\nkind = map\naccelerator = a 100\n", 8, "accelerator name 'a 100'");
+  WL_ERR(SRC "[m]\nkind = map\naccelerator = a,b,c,d,e\n", 8, "more than 4 accelerators");
+  WL_ERR(SRC "[s]\nkind = sink\naccelerator = a100\n", 8, "a sink takes 'kind' only");
+
+  CL_ERR("[group g]\ncpu = 8\nmemory = 16GB\naccelerator = a100\n", 4,
+         "names accelerator 'a100' but has no GPU slots");
+  CL_ERR("[group g]\ncpu = 8\ngpu = 1\nmemory = 16GB\naccelerator = a/100\n", 5,
+         "accelerator name 'a/100'");
+
+  static const char two[] = "[cluster]\nname = two\n"
+                            "[group small]\ncount = 4\ncpu = 8\ngpu = 1\nmemory = 32GB\n"
+                            "accelerator = a10g\n"
+                            "[group big]\ncpu = 96\ngpu = 8\nmemory = 1TB\naccelerator = a100\n"
+                            "[group cpus]\ncpu = 16\nmemory = 64GB\n";
+  write_tmp(path, two, sizeof two - 1);
+  int rc = sl_cluster_load(path, &c, err, sizeof err);
+  unlink(path);
+  if (rc != 0)
+    fail_msg("rc %d: %s", rc, err);
+  assert_string_equal(c.groups[0].accelerator, "a10g");
+  assert_string_equal(c.groups[2].accelerator, "");
+  assert_true(sl_group_allows(&c.groups[1], &w.ops[1].accel));
+  assert_false(sl_group_allows(&c.groups[2], &w.ops[1].accel));
+  assert_true(sl_group_allows(&c.groups[2], &w.ops[0].accel)); /* no pin: anywhere */
+  assert_int_equal(sl_cluster_allowed_groups(&c, &w.ops[1].accel), 0x3);
+  assert_int_equal(sl_check_feasible(&w, &c, err, sizeof err), 0);
+
+  /* a label no group has, named at the operator's line of the workload */
+  WL_OK(SRC "[m]\nkind = map_batches\ngpu = 1\nbatch_size = 4\naccelerator = h100\n", &w);
+  assert_int_equal(sl_check_feasible(&w, &c, err, sizeof err), SL_EUNSAT);
+  assert_located(err, w.path, 6, "operator 'm' asks for accelerator h100 but no node group of "
+                                 "cluster 'two' has it (accelerators there: a10g, a100)");
+  /* a CPU operator may be pinned too: it runs on those nodes' CPUs */
+  WL_OK(SRC "accelerator = a100\n", &w);
+  assert_int_equal(sl_check_feasible(&w, &c, err, sizeof err), 0);
+  WL_OK(SRC "cpu = 16\naccelerator = a10g\n", &w);
+  assert_int_equal(sl_check_feasible(&w, &c, err, sizeof err), SL_EUNSAT);
+  assert_located(err, w.path, 1, "operator 'src' asks for 16 CPU but no node with accelerator "
+                                 "a10g of cluster 'two' has more than 8");
+  /* enough GPUs in the cluster, but not where the pin allows */
+  WL_OK(SRC "[m]\nkind = map\ngpu = 2\naccelerator = a10g\n", &w);
+  assert_int_equal(sl_check_feasible(&w, &c, err, sizeof err), SL_EUNSAT);
+  assert_located(err, w.path, 6, "asks for 2 GPU but no node with accelerator a10g of cluster "
+                                 "'two' has more than 1");
+  sl_cluster_free(&c);
+
+  /* a cluster without labels */
+  load_cluster(CLUSTER("fig9.ini"), &c);
+  WL_OK(SRC "[m]\nkind = map\ngpu = 1\naccelerator = a100\n", &w);
+  assert_int_equal(sl_check_feasible(&w, &c, err, sizeof err), SL_EUNSAT);
+  assert_located(err, w.path, 6, "no group there sets 'accelerator'");
+  sl_cluster_free(&c);
+}
+
 static void test_model_helpers(void **state)
 {
   (void)state;
@@ -700,6 +771,7 @@ int main(void)
     cmocka_unit_test(test_builtin_fig11),
     cmocka_unit_test(test_builtin_images),
     cmocka_unit_test(test_feasibility),
+    cmocka_unit_test(test_accelerators),
     cmocka_unit_test(test_model_helpers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

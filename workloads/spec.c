@@ -355,6 +355,7 @@ typedef enum {
   SL__T_INT64, /* stored as int64_t */
   SL__T_KIND,  /* operators only, handled before the generic setter */
   SL__T_KERNEL,
+  SL__T_ACCEL, /* accelerator labels, handled before the generic setter */
 } sl__type;
 
 typedef enum { SL__R_ANY, SL__R_NONNEG, SL__R_POS, SL__R_ONE } sl__range;
@@ -469,6 +470,7 @@ static int sl__set_field(sl__ini *ini, const sl__key *k, void *record, const cha
 static const sl__key sl__op_keys[] = {
   {"kind", SL__T_KIND, 0, SL__R_ANY, 1, SL__ANY_KIND},
   {"kernel", SL__T_KERNEL, 0, SL__R_ANY, 1, SL__TASKS},
+  {"accelerator", SL__T_ACCEL, 0, SL__R_ANY, 1, SL__TASKS},
   {"cpu", SL__T_REAL, SL__OP(cpu), SL__R_NONNEG, 1, SL__TASKS},
   {"gpu", SL__T_REAL, SL__OP(gpu), SL__R_NONNEG, 1, SL__TASKS},
   {"time_per_task", SL__T_TIME, SL__OP(time_per_task), SL__R_NONNEG, 1, SL__TASKS},
@@ -577,6 +579,33 @@ static int sl__parse_kind(const char *value, sl_op_kind *out)
   return SL_EPARSE;
 }
 
+/* `accelerator = a10g, a100`: the labels of the node groups an operator may
+ * run on. Which labels exist is only known with the cluster
+ * (sl_check_feasible). */
+static int sl__parse_accels(sl__ini *ini, const char *value, sl_accel_set *out, int line)
+{
+  memset(out, 0, sizeof *out);
+  for (const char *s = value;; s++) {
+    const char *comma = strchr(s, ',');
+    size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    char name[INI_MAX_LINE];
+    sl__trim_copy(name, sizeof name, s, len);
+    if (!*name)
+      return sl__fail(ini, line, "empty accelerator name in '%s' (expected labels such as "
+                      "'a100' or 'a10g, a100')", value);
+    if (sl__check_name(ini, "accelerator", name, line) != 0)
+      return ini->rc;
+    if (sl_accel_set_has(out, name))
+      return sl__fail(ini, line, "accelerator '%s' is listed twice", name);
+    if (out->n == SL_MAX_ACCELS)
+      return sl__fail(ini, line, "more than %d accelerators in '%s'", SL_MAX_ACCELS, value);
+    snprintf(out->names[out->n++], SL_NAME_MAX, "%.*s", SL_NAME_MAX - 1, name);
+    if (!comma)
+      return 0;
+    s = comma;
+  }
+}
+
 static int sl__wl_key(sl__ini *ini, const char *key, const char *value, int line)
 {
   sl__wl_parser *p = ini->user;
@@ -597,6 +626,8 @@ static int sl__wl_key(sl__ini *ini, const char *key, const char *value, int line
     snprintf(op->kernel, sizeof op->kernel, "%s", value);
     return 0;
   }
+  if (k && k->type == SL__T_ACCEL)
+    return sl__parse_accels(ini, value, &op->accel, line);
   if (k)
     return sl__set_field(ini, k, op, value, line);
   if (p->nparams == SL_MAX_PARAMS)
@@ -809,8 +840,6 @@ static const sl__key sl__group_keys[] = {
   {"gpu_speed", SL__T_REAL, SL__GR(gpu_speed), SL__R_POS, 1, 0},
   {"nic", SL__T_BANDWIDTH, SL__GR(nic_bps), SL__R_POS, 1, 0},
   {"price_per_hour", SL__T_PRICE, SL__GR(price_per_hour), SL__R_NONNEG, 1, 0},
-  {"min", SL__T_INT, SL__GR(min_count), SL__R_NONNEG, 1, 0},
-  {"max", SL__T_INT, SL__GR(max_count), SL__R_ONE, 1, 0},
   {NULL, 0, 0, 0, 0, 0},
 };
 
@@ -866,10 +895,17 @@ static int sl__cl_key(sl__ini *ini, const char *key, const char *value, int line
 {
   sl__cl_parser *p = ini->user;
   if (p->group) {
+    if (strcmp(key, "accelerator") == 0) {
+      if (sl__check_name(ini, "accelerator", value, line) != 0)
+        return ini->rc;
+      snprintf(p->group->accelerator, sizeof p->group->accelerator, "%.*s", SL_NAME_MAX - 1, value);
+      return 0;
+    }
     const sl__key *k = sl__find_key(sl__group_keys, key);
     if (!k)
       return sl__fail(ini, line, "unknown key '%s' in node group '%s' (expected count, cpu, "
-                      "gpu, memory, store, cpu_speed, gpu_speed, nic, price_per_hour, min or max)",
+                      "gpu, memory, store, cpu_speed, gpu_speed, nic, price_per_hour or "
+                      "accelerator)",
                       key, p->group->name);
     return sl__set_field(ini, k, p->group, value, line);
   }
@@ -912,11 +948,9 @@ static int sl__cl_end(sl__ini *ini)
   if (g->cpu + g->gpu <= 0)
     return sl__fail(ini, sl__key_line(ini, "cpu"), "node group '%s' has no CPU and no GPU slots",
                     g->name);
-  if (!g->max_count)
-    g->max_count = g->count;
-  if (g->min_count > g->max_count)
-    return sl__fail(ini, sl__key_line(ini, "min"), "min (%d) is larger than max (%d)",
-                    g->min_count, g->max_count);
+  if (g->accelerator[0] && g->gpu <= 0)
+    return sl__fail(ini, sl__key_line(ini, "accelerator"), "node group '%s' names accelerator "
+                    "'%s' but has no GPU slots (set gpu)", g->name, g->accelerator);
   return 0;
 }
 
@@ -979,31 +1013,64 @@ int sl_cluster_load(const char *path, sl_cluster *out, char *err, size_t errlen)
 
 static bool sl__group_fits(const sl_node_group *g, const sl_op_spec *op)
 {
-  return g->count > 0 && g->cpu >= op->cpu && g->gpu >= op->gpu;
+  return g->count > 0 && g->cpu >= op->cpu && g->gpu >= op->gpu && sl_group_allows(g, &op->accel);
+}
+
+/* The operator's pin names no label of the cluster's groups (with nodes). */
+static int sl__unknown_accel(const char *file, const sl_cluster *c, const sl_op_spec *op,
+                             char *err, size_t errlen)
+{
+  char want[SL_MAX_ACCELS * SL_NAME_MAX], have[SL_MAX_GROUPS * SL_NAME_MAX] = "";
+  sl_accel_set labels = {0};
+  size_t used = 0;
+  sl_accel_set_format(&op->accel, want, sizeof want);
+  for (int g = 0; g < c->ngroups; g++) {
+    const char *a = c->groups[g].accelerator;
+    if (!a[0] || c->groups[g].count <= 0 || sl_accel_set_has(&labels, a))
+      continue;
+    if (labels.n < SL_MAX_ACCELS)
+      snprintf(labels.names[labels.n++], SL_NAME_MAX, "%s", a);
+    int n = snprintf(have + used, sizeof have - used, "%s%s", used ? ", " : "", a);
+    if (n > 0 && (size_t)n < sizeof have - used)
+      used += (size_t)n;
+  }
+  sl__msg(err, errlen, "%s:%d: operator '%s' asks for accelerator %s but no node group of "
+          "cluster '%s' has it (%s%s)", file, op->line, op->name, want, c->name,
+          used ? "accelerators there: " : "no group there sets 'accelerator'", have);
+  return SL_EUNSAT;
 }
 
 static int sl__unsat(const sl_workload *w, const sl_cluster *c, const sl_op_spec *op, char *err,
                      size_t errlen)
 {
   double max_cpu = 0, max_gpu = 0;
+  bool pinned_somewhere = false;
+  const char *file = w->path[0] ? w->path : w->name;
   for (int g = 0; g < c->ngroups; g++) {
-    if (c->groups[g].count <= 0)
+    /* a pinned operator is judged on the groups it may use */
+    if (c->groups[g].count <= 0 || !sl_group_allows(&c->groups[g], &op->accel))
       continue;
+    pinned_somewhere = true;
     if (c->groups[g].cpu > max_cpu)
       max_cpu = c->groups[g].cpu;
     if (c->groups[g].gpu > max_gpu)
       max_gpu = c->groups[g].gpu;
   }
-  const char *file = w->path[0] ? w->path : w->name;
+  if (!pinned_somewhere)
+    return sl__unknown_accel(file, c, op, err, errlen);
+  char want[SL_MAX_ACCELS * SL_NAME_MAX] = "", where[SL_MAX_ACCELS * SL_NAME_MAX + 32] = "";
+  sl_accel_set_format(&op->accel, want, sizeof want);
+  if (op->accel.n > 0)
+    snprintf(where, sizeof where, " with accelerator %s", want);
   if (op->gpu > max_gpu)
-    sl__msg(err, errlen, "%s:%d: operator '%s' asks for %g GPU but no node of cluster '%s' has "
-            "more than %g", file, op->line, op->name, op->gpu, c->name, max_gpu);
+    sl__msg(err, errlen, "%s:%d: operator '%s' asks for %g GPU but no node%s of cluster '%s' has "
+            "more than %g", file, op->line, op->name, op->gpu, where, c->name, max_gpu);
   else if (op->cpu > max_cpu)
-    sl__msg(err, errlen, "%s:%d: operator '%s' asks for %g CPU but no node of cluster '%s' has "
-            "more than %g", file, op->line, op->name, op->cpu, c->name, max_cpu);
+    sl__msg(err, errlen, "%s:%d: operator '%s' asks for %g CPU but no node%s of cluster '%s' has "
+            "more than %g", file, op->line, op->name, op->cpu, where, c->name, max_cpu);
   else
-    sl__msg(err, errlen, "%s:%d: operator '%s' asks for %g CPU and %g GPU but no node of "
-            "cluster '%s' has both", file, op->line, op->name, op->cpu, op->gpu, c->name);
+    sl__msg(err, errlen, "%s:%d: operator '%s' asks for %g CPU and %g GPU but no node%s of "
+            "cluster '%s' has both", file, op->line, op->name, op->cpu, op->gpu, where, c->name);
   return SL_EUNSAT;
 }
 

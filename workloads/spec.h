@@ -26,17 +26,18 @@
  * sleep otherwise, none for a sink); cpu, gpu; time_per_task, time_per_row,
  * time_per_batch, time_per_mb (seconds per MB of input); time_spread;
  * rows_out_per_row; out_row_bytes; batch_size; concurrency; for sources
- * tasks, rows_per_task, row_bytes (required) and read_bytes_per_row. Any
+ * tasks, rows_per_task, row_bytes (required) and read_bytes_per_row;
+ * accelerator (a comma list of labels: the operator runs only on nodes of
+ * groups whose `accelerator` is one of them; default: any node). Any
  * other key must be a parameter of the kernel (workloads/kernel_registry.h).
  * A sink takes `kind` only.
  *
  * Cluster spec: an optional `[cluster]` section (name, description,
  * backbone, latency, storage_bandwidth, storage_latency) and one
  * `[group NAME]` section per node group (count, cpu, gpu, memory, store,
- * cpu_speed, gpu_speed, nic, price_per_hour; cpu and memory required).
- * A group may also give `min` and `max`: the range of counts a capacity
- * search (`sluice capacity`) tries for it (default: 0 to count). A
- * node-types file is a cluster spec read that way.
+ * cpu_speed, gpu_speed, nic, price_per_hour, accelerator: a label for the
+ * group's GPUs such as a100, which operators may name; cpu and memory
+ * required).
  *
  * Comments start a line with `#` or `;`, or follow a value after ` ;`.
  * Sizes, times and bandwidths carry units (workloads/units.h).
@@ -65,7 +66,7 @@ int sl_cluster_load(const char *path, sl_cluster *out, char *err, size_t errlen)
 
 /**
  * @brief Checks that every operator's CPU and GPU request fits on at least
- *        one node group of @p c.
+ *        one node group of @p c that its accelerator pin allows.
  * @return 0, or SL_EUNSAT with `WORKLOAD:LINE: operator 'x' asks for 2 GPU
  *         but no node of cluster 'y' has more than 1` in @p err.
  */
