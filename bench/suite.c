@@ -355,6 +355,15 @@ int sl_baseline_read(const char *path, sl_metric_set *out, char *err, size_t err
   return r.rc;
 }
 
+/* Plain when nothing needs quoting, so the committed file diffs cleanly. */
+static void put_field(FILE *f, const char *s)
+{
+  if (strpbrk(s, ",\"\r\n"))
+    csv_fwrite(f, s, strlen(s));
+  else
+    fputs(s, f);
+}
+
 int sl_baseline_write(const char *path, const sl_metric_set *s, char *err, size_t errlen)
 {
   char tmp[1100];
@@ -367,9 +376,9 @@ int sl_baseline_write(const char *path, const sl_metric_set *s, char *err, size_
   fprintf(f, "metric,kind,value,band,unit\n");
   for (int i = 0; i < s->n; i++) {
     const sl_metric *m = &s->m[i];
-    csv_fwrite(f, m->name, strlen(m->name));
+    put_field(f, m->name);
     fprintf(f, ",%s,%.12g,%g,", m->kind == SL_METRIC_EXACT ? "exact" : "ratio", m->value, m->band);
-    csv_fwrite(f, m->unit, strlen(m->unit));
+    put_field(f, m->unit);
     fputc('\n', f);
   }
   if (fclose(f) != 0 || rename(tmp, path) != 0) {
