@@ -45,6 +45,21 @@ enum { STREAM_SPREAD = 1, STREAM_MTBF = 2 };
 
 typedef struct sim_s sim;
 
+/* Rows of one source split. */
+typedef struct {
+  int64_t split;
+  double rows;
+} piece;
+
+/* The rows a partition holds, by source split: a task over partitions of
+ * several splits (a batch) writes rows of all of them into one partition.
+ * One piece inline, more on the heap. */
+typedef struct {
+  piece one;
+  piece *more; /* n > 1: all n pieces */
+  uint32_t n;
+} holding;
+
 /* One worker slot. The attempt fields are valid while busy. */
 typedef struct {
   sim *s;
@@ -67,6 +82,9 @@ typedef struct {
   uint32_t nflush, next;
   double row_bytes, bytes_out;
   int parts_out;
+  piece *in;          /* the attempt's input rows by split, in input order */
+  uint32_t nin, in_cap;
+  double in_rows;
 } slot_t;
 
 typedef struct {
@@ -108,6 +126,7 @@ struct sim_s {
   int32_t *part_node;
   double *part_bytes;
   uint8_t *part_spilled;
+  holding *part_holds;
   uint32_t parts_cap;
   /* the sink */
   double *split_rows;
@@ -196,13 +215,122 @@ static int parts_reserve(sim *s, sl_part_id p)
   if (!spilled)
     return SL_ENOMEM;
   s->part_spilled = spilled;
+  holding *holds = realloc(s->part_holds, sizeof *holds * ncap);
+  if (!holds)
+    return SL_ENOMEM;
+  s->part_holds = holds;
   for (uint32_t i = s->parts_cap; i < ncap; i++) {
     s->part_node[i] = -1;
     s->part_bytes[i] = 0;
     s->part_spilled[i] = 0;
+    s->part_holds[i] = (holding){.n = 0};
   }
   s->parts_cap = ncap;
   return 0;
+}
+
+/* --------------------------------------------------------- split holdings */
+
+static const piece *holding_pieces(const holding *h)
+{
+  return h->n > 1 ? h->more : &h->one;
+}
+
+static void holding_clear(holding *h)
+{
+  if (h->n > 1)
+    free(h->more);
+  *h = (holding){.n = 0};
+}
+
+/* Appends @p rows of @p split to the attempt's inputs, merging runs. */
+static int input_add(slot_t *w, int64_t split, double rows)
+{
+  if (rows <= 0)
+    return 0;
+  w->in_rows += rows;
+  if (w->nin > 0 && w->in[w->nin - 1].split == split) {
+    w->in[w->nin - 1].rows += rows;
+    return 0;
+  }
+  if (w->nin == w->in_cap) {
+    uint32_t ncap = w->in_cap ? w->in_cap * 2 : 4;
+    piece *n = realloc(w->in, sizeof *n * ncap);
+    if (!n)
+      return SL_ENOMEM;
+    w->in = n;
+    w->in_cap = ncap;
+  }
+  w->in[w->nin++] = (piece){split, rows};
+  return 0;
+}
+
+/* What the attempt reads, by split: its own split for a source task, the
+ * holdings of its input partitions otherwise. */
+static int inputs_by_split(sim *s, slot_t *w, const sl_decision *d)
+{
+  w->nin = 0;
+  w->in_rows = 0;
+  for (int i = 0; i < d->ninputs; i++) {
+    sl_part_id q = d->inputs[i];
+    const holding *h = q < s->parts_cap ? &s->part_holds[q] : NULL;
+    for (uint32_t k = 0; h && k < h->n; k++)
+      if (input_add(w, holding_pieces(h)[k].split, holding_pieces(h)[k].rows) < 0)
+        return SL_ENOMEM;
+  }
+  if (w->in_rows <= 0)
+    return input_add(w, d->split, (double)(d->rows > 0 ? d->rows : 1));
+  return 0;
+}
+
+/* Partition @p part holds output rows [from, from + rows) of the attempt:
+ * rows come out in input order, so they are the same share of its inputs. */
+static int hold_output(sim *s, const slot_t *w, sl_part_id part, int64_t from, int64_t rows)
+{
+  holding *h = &s->part_holds[part];
+  holding_clear(h);
+  if (w->rows_out <= 0 || w->in_rows <= 0 || rows <= 0)
+    return 0;
+  double scale = w->in_rows / (double)w->rows_out; /* input rows per output row */
+  double lo = (double)from * scale, hi = (double)(from + rows) * scale;
+  uint32_t first = 0, n = 0;
+  double at = 0, first_at = 0;
+  for (uint32_t k = 0; k < w->nin && at < hi; at += w->in[k].rows, k++)
+    if (fmin(hi, at + w->in[k].rows) > fmax(lo, at)) {
+      if (n++ == 0) {
+        first = k;
+        first_at = at;
+      }
+    }
+  piece *out = n > 1 ? malloc(sizeof *out * n) : &h->one;
+  if (!out)
+    return SL_ENOMEM;
+  at = first_at;
+  for (uint32_t k = first, j = 0; j < n; at += w->in[k].rows, k++) {
+    double a = fmax(lo, at), b = fmin(hi, at + w->in[k].rows);
+    if (b > a)
+      out[j++] = (piece){w->in[k].split, (b - a) / scale};
+  }
+  if (n > 1)
+    h->more = out;
+  h->n = n;
+  return 0;
+}
+
+/* The sink takes the rows of a partition, each to its own split. */
+static void sink_take(sim *s, const sl_decision *d)
+{
+  const holding *h = d->part < s->parts_cap ? &s->part_holds[d->part] : NULL;
+  if (!h || h->n == 0) {
+    if (d->split >= 0 && d->split < s->nsplits)
+      s->split_rows[d->split] += (double)d->rows;
+    return;
+  }
+  for (uint32_t k = 0; k < h->n; k++) {
+    const piece *pc = &holding_pieces(h)[k];
+    if (pc->split >= 0 && pc->split < s->nsplits)
+      s->split_rows[pc->split] += pc->rows;
+  }
 }
 
 /* ------------------------------------------------------------ recording */
@@ -295,6 +423,8 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->bytes_out = 0;
   w->parts_out = 0;
   w->chunk_flops = seconds * SL_SIM_FLOPS / (w->nflush ? w->nflush : 1);
+  if (inputs_by_split(s, w, d) < 0)
+    s->res->code = SL_ENOMEM;
   s->res->attempts++;
   wake(w);
 }
@@ -350,8 +480,9 @@ static void handle(sim *s, const sl_decision *d, double now)
     on_cancel(s, d, now);
     break;
   case SL_DEC_DELIVER:
-    if (d->split >= 0 && d->split < s->nsplits)
-      s->split_rows[d->split] += (double)d->rows;
+    sink_take(s, d);
+    if (d->part < s->parts_cap)
+      holding_clear(&s->part_holds[d->part]);
     break;
   case SL_DEC_ROLLBACK:
     on_rollback(s, d);
@@ -366,8 +497,11 @@ static void handle(sim *s, const sl_decision *d, double now)
     fail_job(s, d->code, now);
     break;
   case SL_DEC_DROP:
+    if (d->part < s->parts_cap)
+      holding_clear(&s->part_holds[d->part]); /* a re-run that makes it again says anew */
+    break;
   case SL_DEC_CHECKPOINT:
-    break; /* the simulated sink has nothing to snapshot or free */
+    break; /* the simulated sink has nothing to snapshot */
   }
 }
 
@@ -490,6 +624,8 @@ static bool emit_next(slot_t *w, sl_task_id task)
       s->part_node[part] = w->node;
       s->part_bytes[part] = bytes;
       s->part_spilled[part] = fate == SL_EMIT_SPILLED;
+      if (hold_output(s, w, part, w->emitted_rows, rows) < 0)
+        s->res->code = SL_ENOMEM;
     }
     w->emitted_rows += rows;
     w->bytes_out += bytes;
@@ -955,10 +1091,15 @@ static void free_sim(sim *s)
   sl_core_free(s->core);
   sl_recorder_free(s->rec);
   free(s->nodes);
+  for (int i = 0; s->slots && i < s->nslots; i++)
+    free(s->slots[i].in);
   free(s->slots);
   free(s->part_node);
   free(s->part_bytes);
   free(s->part_spilled);
+  for (uint32_t i = 0; s->part_holds && i < s->parts_cap; i++)
+    holding_clear(&s->part_holds[i]);
+  free(s->part_holds);
   free(s->split_rows);
   free(s->origins.keys);
   free(s->origins.vals);
