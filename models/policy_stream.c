@@ -38,6 +38,7 @@ typedef struct {
   uint32_t rr[SL_MAX_OPS]; /* next instance of op+1 for op's outputs */
   sl__idq pending;  /* source splits still to run */
   bool *committed;  /* per split, as of the last checkpoint */
+  int32_t *mixed_with; /* per split: union-find of splits whose rows share a partition */
   double next_checkpoint, paused_until;
   double rolled_back_at;
 } placement;
@@ -310,6 +311,34 @@ static bool channel_ready(const sl_core *c, const instance *in)
          (int)sl__idq_len(&in->chan) >= channel_capacity(c, in->op);
 }
 
+/* The representative of the splits mixed with @p s (path halving). */
+static int64_t split_root(const placement *p, int64_t s)
+{
+  while (p->mixed_with[s] != s) {
+    p->mixed_with[s] = p->mixed_with[p->mixed_with[s]];
+    s = p->mixed_with[s];
+  }
+  return s;
+}
+
+/* A task over partitions of several splits writes their rows into one
+ * partition labelled with the first split only: from now on the splits are
+ * committed and rolled back together, or a rollback that keeps one and
+ * replays the other would lose or repeat the rows they share. */
+static void mix_splits(sl_core *c, const sl_part_id *take, int n)
+{
+  placement *p = pl(c);
+  int64_t a = c->parts[take[0]].split;
+  for (int i = 1; i < n && a >= 0 && a < c->nsplits; i++) {
+    int64_t b = c->parts[take[i]].split;
+    if (b < 0 || b >= c->nsplits)
+      continue;
+    int64_t ra = split_root(p, a), rb = split_root(p, b);
+    if (ra != rb)
+      p->mixed_with[ra > rb ? ra : rb] = (int32_t)(ra < rb ? ra : rb);
+  }
+}
+
 static sl_task_id next_channel_task(sl_core *c, instance *in)
 {
   skip_lost(c, in);
@@ -329,6 +358,7 @@ static sl_task_id next_channel_task(sl_core *c, instance *in)
     part->in_queue = 0;
     rows += part->rows;
   }
+  mix_splits(c, take, n);
   sl_task_id id = sl__task_new(c, in->op, take, n, -1);
   for (int i = 0; id != SL_NONE && i < n; i++)
     c->parts[take[i]].consumer = id;
@@ -380,8 +410,11 @@ int sl__static_init(sl_core *c, char *err, size_t errlen)
     goto out_nomem;
   c->placement = p;
   p->committed = calloc(c->nsplits > 0 ? c->nsplits : 1, sizeof *p->committed);
-  if (!p->committed)
+  p->mixed_with = malloc(sizeof *p->mixed_with * (c->nsplits > 0 ? c->nsplits : 1));
+  if (!p->committed || !p->mixed_with)
     goto out_nomem;
+  for (int64_t s = 0; s < c->nsplits; s++)
+    p->mixed_with[s] = (int32_t)s;
   for (int64_t s = 0; s < c->nsplits; s++)
     if (sl__idq_push(&p->pending, (uint32_t)s) < 0)
       goto out_nomem;
@@ -407,6 +440,7 @@ void sl__static_fini(sl_core *c)
   free_instances(p);
   sl__idq_free(&p->pending);
   free(p->committed);
+  free(p->mixed_with);
   free(p);
   c->placement = NULL;
 }
@@ -455,8 +489,12 @@ static void commit_finished_splits(sl_core *c)
     if (part->refs > 0 && part->split >= 0 && part->split < c->nsplits)
       live[part->split] = true;
   }
+  /* splits whose rows were mixed commit together: when none of them lives */
   for (int64_t s = 0; s < c->nsplits; s++)
-    p->committed[s] = !live[s];
+    if (live[s])
+      live[split_root(p, s)] = true;
+  for (int64_t s = 0; s < c->nsplits; s++)
+    p->committed[s] = !live[split_root(p, s)];
   free(live);
 }
 
