@@ -554,6 +554,44 @@ static void test_builtin_video(void **state)
   sl_cluster_free(&c);
 }
 
+/* Stable Diffusion pre-training (Fig. 8b): the epoch, the costs derived
+ * from the paper's staged setup, and the pins that keep the UNet on the
+ * A100s; on the trainer nodes alone the A10G pin cannot be met. */
+static void test_builtin_sd(void **state)
+{
+  (void)state;
+  sl_workload w;
+  load_builtin(SPEC("sd.ini"), &w);
+  assert_true(sl_workload_source_rows(&w) == 1127000000);
+  const sl_op_spec *encode = &w.ops[2], *train = &w.ops[3];
+  assert_string_equal(encode->name, "encode");
+  assert_int_equal(encode->accel.n, 1);
+  assert_string_equal(encode->accel.names[0], "a10g");
+  assert_int_equal(train->accel.n, 1);
+  assert_string_equal(train->accel.names[0], "a100");
+  assert_int_equal(w.ops[0].accel.n, 0);
+  /* 32 A100s at the staged setup's 4,068 images/s */
+  assert_true(fabs(train->time_per_row - 32.0 / 4068) < 1e-7);
+
+  sl_cluster c;
+  load_cluster(CLUSTER("sd.ini"), &c);
+  assert_int_equal(c.nnodes, 44);
+  assert_near(sl_cluster_total(&c, false), 704);
+  assert_near(sl_cluster_total(&c, true), 72);
+  assert_near(sl_cluster_price_per_hour(&c), 4 * 40.86 + 40 * 1.212);
+  assert_string_equal(c.groups[0].accelerator, "a100");
+  assert_string_equal(c.groups[1].accelerator, "a10g");
+  assert_int_equal(sl_check_feasible(&w, &c, NULL, 0), 0);
+  sl_cluster_free(&c);
+
+  char err[512] = "";
+  load_cluster(CLUSTER("sd-p4de.ini"), &c);
+  assert_int_equal(c.nnodes, 4);
+  assert_int_equal(sl_check_feasible(&w, &c, err, sizeof err), SL_EUNSAT);
+  assert_located(err, w.path, encode->line, "operator 'encode' asks for accelerator a10g");
+  sl_cluster_free(&c);
+}
+
 static void test_builtin_fig11(void **state)
 {
   (void)state;
@@ -768,6 +806,7 @@ int main(void)
     cmocka_unit_test(test_cluster_defaults),
     cmocka_unit_test(test_builtin_fig9),
     cmocka_unit_test(test_builtin_video),
+    cmocka_unit_test(test_builtin_sd),
     cmocka_unit_test(test_builtin_fig11),
     cmocka_unit_test(test_builtin_images),
     cmocka_unit_test(test_feasibility),
