@@ -487,8 +487,7 @@ static void assert_pins_held(const harness *h)
 /* In every model a pinned operator's tasks land only on its groups: encode
  * (op 1) on a10g (group 0), train (op 2) on a100 (group 1), also when a
  * node of either group leaves and comes back (the static models place
- * their instances again) and, in the models that recover through lineage,
- * under random failures. Unpinned, the same run puts some training on an
+ * their instances again) and under random failures. Unpinned, the same run puts some training on an
  * a10g: the pins are what keeps it off. */
 static void test_pins_hold_in_every_model(void **state)
 {
@@ -502,14 +501,10 @@ static void test_pins_hold_in_every_model(void **state)
       assert_pins_held(&h);
       h_free(&h);
     }
-  /* the rollback models lose rows on random failures with batching
-   * operators whatever the placement (a core issue of its own), so the
-   * random sequences run on the lineage models */
-  const char *lineage[] = {"streaming", "streaming-noadapt", "streaming-nopart", "batch"};
-  for (unsigned m = 0; m < sizeof lineage / sizeof lineage[0]; m++)
+  for (unsigned m = 0; m < sizeof models / sizeof models[0]; m++)
     for (uint64_t seed = 1; seed <= 10; seed++) {
       harness h = {0};
-      run_pinned(&h, lineage[m], true, seed, 4, -1);
+      run_pinned(&h, models[m], true, seed, 4, -1);
       assert_pins_held(&h);
       h_free(&h);
     }
