@@ -1325,3 +1325,24 @@ void sl_core_get_op_stats(const sl_core *c, int op, sl_core_op_stats *out)
   out->buffered_bytes = s->buffered;
   out->tasks_done = s->tasks_done;
 }
+
+int sl_core_stuck_op(const sl_core *c)
+{
+  for (int i = c->nops - 1; i >= 0; i--)
+    if (c->ops[i].running > c->ops[i].waiting)
+      return i;
+  /* nothing runs freely: who has work it cannot start? Input waits in a
+   * queue, a channel, or nowhere (no instance to route it to) alike. */
+  bool pending[SL_MAX_OPS] = {false};
+  for (uint32_t k = 0; k < c->nparts; k++) {
+    const sl__part *p = &c->parts[k];
+    if (p->refs > 0 && p->consumer == SL_NONE && p->op + 1 < c->nops)
+      pending[p->op + 1] = true;
+  }
+  for (int i = c->nops - 1; i >= 0; i--) {
+    bool source_left = i == 0 && c->ops[0].next_split < c->plan->ops[0].tasks;
+    if (pending[i] || c->ops[i].active > c->ops[i].running || source_left || c->ops[i].running > 0)
+      return i;
+  }
+  return -1;
+}

@@ -193,4 +193,15 @@ void sl_core_get_op_stats(const sl_core *c, int op, sl_core_op_stats *out);
 /** @brief Bytes in the store of @p node now. */
 double sl_core_node_store(const sl_core *c, int node);
 
+/**
+ * @brief The operator that holds a job up, for an engine's stall message:
+ *        the most downstream one whose running tasks are not held by
+ *        backpressure (they do not finish); failing that, the most
+ *        downstream one with work it cannot start (input partitions not
+ *        yet taken, wherever they wait, or attempts queued or blocked).
+ *        -1 when nothing is pending. Scans every partition: not for the
+ *        hot path.
+ */
+int sl_core_stuck_op(const sl_core *c);
+
 #endif

@@ -139,6 +139,8 @@ struct sim_s {
   int next_fault;
   int pending_kills[SL_MAX_OPS + 1]; /* per operator + 1, [0] any: kills waiting for a task to start */
   double interval, next_sample, last_sample, time_limit;
+  /* the stall detector: the last rows + tasks finished seen, and when */
+  double progress_mark, progress_at, stalled_for;
 };
 
 /* ------------------------------------------------------------ small maps */
@@ -864,7 +866,30 @@ static void sample(sim *s, double t)
 static double plan_wake(sim *s)
 {
   double next = fmin(fmin(sl_core_wakeup(s->core), s->next_sample), next_fault_time(s));
+  if (s->o->stall_timeout_s > 0)
+    next = fmin(next, s->progress_at + s->o->stall_timeout_s);
   return fmin(next, s->time_limit);
+}
+
+/* Whether the job made no progress (rows delivered, tasks finished) for the
+ * stall timeout. Progress is seen when the driver wakes, so a stall is
+ * declared after at least the timeout, never before. */
+static bool stalled(sim *s, double now)
+{
+  if (s->o->stall_timeout_s <= 0)
+    return false;
+  sl_core_stats st;
+  sl_core_get_stats(s->core, &st);
+  double mark = st.rows_delivered + (double)st.tasks_finished;
+  if (mark != s->progress_mark) {
+    s->progress_mark = mark;
+    s->progress_at = now;
+    return false;
+  }
+  if (now + EPS < s->progress_at + s->o->stall_timeout_s)
+    return false;
+  s->stalled_for = now - s->progress_at;
+  return true;
 }
 
 static void driver_main(int argc, char **argv)
@@ -900,6 +925,10 @@ static void driver_main(int argc, char **argv)
     if (now >= s->time_limit) {
       s->res->timed_out = true;
       s->end_time = now;
+      break;
+    }
+    if (stalled(s, now)) {
+      fail_job(s, SL_ESTALL, now);
       break;
     }
     apply_faults(s, now);
@@ -1076,10 +1105,16 @@ static void fill_summary(sim *s, const sl_bound *b, bool have_bound)
   m->complete = s->done && !s->failed && fabs(m->rows - m->expected_rows) < 0.5;
   /* a job that stopped early has no completion time to compare */
   m->pct_of_bound = have_bound && m->complete && m->jct_s > 0 ? 100 * b->jct_s / m->jct_s : 0;
-  if (s->failed)
+  int stuck = s->failed && s->fail_code == SL_ESTALL ? sl_core_stuck_op(s->core) : -1;
+  const char *stuck_name = stuck >= 0 ? p->ops[stuck].name : "none";
+  if (s->failed && s->fail_code == SL_ESTALL && s->stalled_for > 0)
+    snprintf(m->note, sizeof m->note, "stalled: no progress for %.3g s; operator '%.60s' is stuck", s->stalled_for,
+             stuck_name);
+  else if (s->failed && s->fail_code == SL_ESTALL)
+    snprintf(m->note, sizeof m->note, "stalled: work is stranded; operator '%.60s' is stuck", stuck_name);
+  else if (s->failed)
     snprintf(m->note, sizeof m->note, "%s", s->fail_code == SL_EOOM ? "out of memory: the store budget is exhausted"
-                                            : s->fail_code == SL_ESTALL ? "stalled: work is stranded"
-                                                                        : sl_strerror(s->fail_code));
+                                                                    : sl_strerror(s->fail_code));
   else if (s->res->timed_out)
     snprintf(m->note, sizeof m->note, "stopped at the simulated time limit (%.6g s)", s->time_limit);
   else if (!s->done)

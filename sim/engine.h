@@ -71,6 +71,8 @@ typedef struct {
   double spill_bps;          /**< disk bandwidth of a node's spills (write, then read back); 0: spills take no time */
   double sample_interval_s;  /**< timeline period; 0 = 1% of the bound */
   double time_limit_s;       /**< simulated time after which the run stops; 0 = 50 x bound + 1 h */
+  double stall_timeout_s;    /**< fail a run that delivers no row and finishes no task for this long
+                                  (simulated seconds), naming the stuck operator; 0 = never */
   bool keep_tasks;           /**< one tasks.csv row per attempt (off for huge runs) */
   const char *out_dir;       /**< where the CSVs go; NULL writes nothing */
 } sl_sim_opts;
