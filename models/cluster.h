@@ -26,6 +26,8 @@ typedef struct {
   double cpu_speed, gpu_speed; /**< relative to the cost model's speed 1 */
   double nic_bps;           /**< NIC bandwidth, bytes per second */
   double price_per_hour;    /**< dollars per node-hour */
+  int min_count, max_count; /**< range a capacity search may use (spec keys min, max;
+                                 max 0 = count) */
   char accelerator[SL_NAME_MAX]; /**< label of its GPUs ("a100"); "" = none */
 } sl_node_group;
 

@@ -840,6 +840,8 @@ static const sl__key sl__group_keys[] = {
   {"gpu_speed", SL__T_REAL, SL__GR(gpu_speed), SL__R_POS, 1, 0},
   {"nic", SL__T_BANDWIDTH, SL__GR(nic_bps), SL__R_POS, 1, 0},
   {"price_per_hour", SL__T_PRICE, SL__GR(price_per_hour), SL__R_NONNEG, 1, 0},
+  {"min", SL__T_INT, SL__GR(min_count), SL__R_NONNEG, 1, 0},
+  {"max", SL__T_INT, SL__GR(max_count), SL__R_ONE, 1, 0},
   {NULL, 0, 0, 0, 0, 0},
 };
 
@@ -904,8 +906,8 @@ static int sl__cl_key(sl__ini *ini, const char *key, const char *value, int line
     const sl__key *k = sl__find_key(sl__group_keys, key);
     if (!k)
       return sl__fail(ini, line, "unknown key '%s' in node group '%s' (expected count, cpu, "
-                      "gpu, memory, store, cpu_speed, gpu_speed, nic, price_per_hour or "
-                      "accelerator)",
+                      "gpu, memory, store, cpu_speed, gpu_speed, nic, price_per_hour, "
+                      "accelerator, min or max)",
                       key, p->group->name);
     return sl__set_field(ini, k, p->group, value, line);
   }
@@ -951,6 +953,11 @@ static int sl__cl_end(sl__ini *ini)
   if (g->accelerator[0] && g->gpu <= 0)
     return sl__fail(ini, sl__key_line(ini, "accelerator"), "node group '%s' names accelerator "
                     "'%s' but has no GPU slots (set gpu)", g->name, g->accelerator);
+  if (!g->max_count)
+    g->max_count = g->count;
+  if (g->min_count > g->max_count)
+    return sl__fail(ini, sl__key_line(ini, "min"), "min (%d) is larger than max (%d)",
+                    g->min_count, g->max_count);
   return 0;
 }
 

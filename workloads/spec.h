@@ -38,6 +38,9 @@
  * cpu_speed, gpu_speed, nic, price_per_hour, accelerator: a label for the
  * group's GPUs such as a100, which operators may name; cpu and memory
  * required).
+ * A group may also give `min` and `max`: the range of counts a capacity
+ * search (`sluice capacity`) tries for it (default: 0 to count). A
+ * node-types file is a cluster spec read that way.
  *
  * Comments start a line with `#` or `;`, or follow a value after ` ;`.
  * Sizes, times and bandwidths carry units (workloads/units.h).
