@@ -9,6 +9,7 @@
 #include <csv.h>
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -164,6 +165,21 @@ static int parse_line(sl_sim_costs *c, char *buf, const char *path, int line, ch
   return set_key(&c->ops[c->n - 1], key, value, path, line, err, errlen);
 }
 
+/*
+ * Reads one line into @p buf (at most @p n - 1 bytes and NUL-terminated), as
+ * fgets() does, but returns how many bytes it read, so that a NUL byte in
+ * the line shows (fgets would silently cut the line there); -1 at the end.
+ */
+static long read_line(FILE *f, char *buf, size_t n)
+{
+  size_t len = 0;
+  int c = 0;
+  while (len + 1 < n && c != '\n' && (c = getc(f)) != EOF)
+    buf[len++] = (char)c;
+  buf[len] = 0;
+  return len == 0 && c == EOF ? -1 : (long)len;
+}
+
 int sl_sim_costs_load(const char *path, sl_sim_costs *out, char *err, size_t errlen)
 {
   memset(out, 0, sizeof *out);
@@ -175,12 +191,12 @@ int sl_sim_costs_load(const char *path, sl_sim_costs *out, char *err, size_t err
   snprintf(out->path, sizeof out->path, "%s", path);
   char buf[LINE_MAX_LEN];
   int line = 0, rc = 0;
-  while (rc == 0 && fgets(buf, sizeof buf, f)) {
+  long len;
+  while (rc == 0 && (len = read_line(f, buf, sizeof buf)) >= 0) {
     line++;
-    size_t len = strlen(buf);
     if (len == sizeof buf - 1 && buf[len - 1] != '\n' && !feof(f))
       rc = fail_at(err, errlen, path, line, "line longer than %d characters", LINE_MAX_LEN - 2);
-    else if (!is_text(buf))
+    else if ((size_t)len != strlen(buf) || !is_text(buf))
       rc = fail_at(err, errlen, path, line, "not a text file");
     else
       rc = parse_line(out, buf, path, line, err, errlen);
@@ -259,7 +275,10 @@ typedef struct {
 
 typedef struct {
   const char *path;
-  int line, col, rc;
+  int line;        /* physical line being parsed, for messages */
+  int record;      /* records complete so far; record 0 is the header */
+  int record_line; /* line where the last complete record ended */
+  int col, rc;
   int index[C_N]; /* column of each wanted field, -1 when absent */
   char field[C_N][128];
   int ncols;
@@ -304,7 +323,7 @@ static void on_field(void *data, size_t len, void *ctx)
   if (r->rc)
     return;
   const char *s = data ? data : "";
-  if (r->line == 1) {
+  if (r->record == 0) {
     for (int k = 0; k < C_N; k++)
       if (strcmp(s, wanted[k]) == 0)
         r->index[k] = col;
@@ -325,6 +344,33 @@ static int number_field(reader *r, int k, double *out)
   return 0;
 }
 
+/*
+ * A run's clock starts at 0, and a billion seconds is thirty years. Rows and
+ * bytes are counts. The bounds keep the fit's sums of squares finite: past
+ * them a value cannot come from a run, and the fit would write inf or nan
+ * into a cost file that `sluice sim --costs` then rejects.
+ */
+#define TRACE_TIME_MAX 1e9
+#define TRACE_COUNT_MAX 1e15
+
+static bool is_count(double v)
+{
+  return v >= 0 && v <= TRACE_COUNT_MAX && v == floor(v);
+}
+
+/* Physical operator names are spec names (letters, digits, '_', '-', '.')
+ * joined by "->" for fused operators. Anything else cannot have come from a
+ * run, and would not survive being written as a [section] of a cost file. */
+static bool is_op_name(const char *s)
+{
+  if (!*s)
+    return false;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && !strchr("_-.>", *s))
+      return false;
+  return true;
+}
+
 /* Finds or adds the cost entry of an operator, keyed by name. */
 static int op_slot(reader *r, const char *name, int op_index)
 {
@@ -343,10 +389,11 @@ static int op_slot(reader *r, const char *name, int op_index)
 
 static int take_record(reader *r)
 {
-  if (r->line == 1) {
+  if (r->record == 0) {
     for (int k = 0; k < C_N; k++)
       if (r->index[k] < 0)
-        return fail_at(r->err, r->errlen, r->path, 1, "no column '%s' (is this a sluice tasks.csv?)", wanted[k]);
+        return fail_at(r->err, r->errlen, r->path, r->line, "no column '%s' (is this a sluice tasks.csv?)",
+                       wanted[k]);
     r->ncols = r->col;
     return 0;
   }
@@ -368,8 +415,20 @@ static int take_record(reader *r)
     rc = number_field(r, C_BYTES_OUT, &bytes_out);
   if (rc)
     return rc;
-  if (end < start || rows_in < 0 || rows_out < 0 || bytes_out < 0)
-    return fail_at(r->err, r->errlen, r->path, r->line, "negative duration, rows or bytes");
+  if (start < 0 || end < start || end > TRACE_TIME_MAX)
+    return fail_at(r->err, r->errlen, r->path, r->line, "start_s and end_s must be 0 <= start_s <= end_s <= %g",
+                   TRACE_TIME_MAX);
+  if (!is_count(rows_in) || !is_count(rows_out) || !(bytes_out >= 0 && bytes_out <= TRACE_COUNT_MAX))
+    return fail_at(r->err, r->errlen, r->path, r->line,
+                   "rows_in and rows_out must be whole numbers, and bytes_out a number, from 0 to %g",
+                   TRACE_COUNT_MAX);
+  if (op < 0 || op > INT_MAX || op != floor(op))
+    return fail_at(r->err, r->errlen, r->path, r->line, "op: '%s' is not an operator index", r->field[C_OP]);
+  if (!is_op_name(r->field[C_OP_NAME]))
+    return fail_at(r->err, r->errlen, r->path, r->line,
+                   "op_name is not an operator name (letters, digits, '_', '-', '.', '->')");
+  if (strlen(r->field[C_OP_NAME]) >= sizeof r->costs->ops[0].op)
+    return fail_at(r->err, r->errlen, r->path, r->line, "op_name '%.40s...' is too long", r->field[C_OP_NAME]);
   int slot = op_slot(r, r->field[C_OP_NAME], (int)op);
   if (slot < 0)
     return slot;
@@ -389,7 +448,28 @@ static void on_record(int term, void *ctx)
   for (int k = 0; k < C_N; k++)
     r->field[k][0] = 0;
   r->col = 0;
-  r->line++;
+  r->record++;
+  r->record_line = r->line;
+}
+
+/*
+ * Gives libcsv one physical line at a time, so that r->line is the line a
+ * callback or an error belongs to. libcsv itself counts nothing, and records
+ * are not lines: blank lines make no record, a quoted field may hold a
+ * newline.
+ */
+static void parse_lines(reader *r, struct csv_parser *p, const char *buf, size_t n)
+{
+  while (n > 0 && !r->rc) {
+    const char *nl = memchr(buf, '\n', n);
+    size_t len = nl ? (size_t)(nl - buf) + 1 : n;
+    if (csv_parse(p, buf, len, on_field, on_record, r) != len && !r->rc)
+      r->rc = fail_at(r->err, r->errlen, r->path, r->line, "%s", csv_strerror(csv_error(p)));
+    if (nl)
+      r->line++;
+    buf += len;
+    n -= len;
+  }
 }
 
 static int parse_csv(reader *r, FILE *f)
@@ -402,8 +482,7 @@ static int parse_csv(reader *r, FILE *f)
   char buf[65536];
   size_t n;
   while (!r->rc && (n = fread(buf, 1, sizeof buf, f)) > 0)
-    if (csv_parse(&p, buf, n, on_field, on_record, r) != n && !r->rc)
-      r->rc = fail_at(r->err, r->errlen, r->path, r->line, "%s", csv_strerror(csv_error(&p)));
+    parse_lines(r, &p, buf, n);
   if (!r->rc)
     csv_fini(&p, on_field, on_record, r);
   csv_free(&p);
@@ -551,10 +630,10 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
     r->index[k] = -1;
   int rc = parse_csv(r, f);
   fclose(f);
-  if (rc == 0 && r->line == 1)
+  if (rc == 0 && r->record == 0)
     rc = fail_at(err, errlen, path, 1, "empty file: no header");
   if (rc == 0 && out->n == 0)
-    rc = fail_at(err, errlen, path, r->line > 1 ? r->line - 1 : 1, "no attempt with status done to learn from");
+    rc = fail_at(err, errlen, path, r->record_line, "no attempt with status done to learn from");
   if (rc == 0) {
     sort_by_op(out, r->s);
     for (int i = 0; i < out->n; i++)
