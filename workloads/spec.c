@@ -167,8 +167,9 @@ static char *sl__ini_reader(char *str, int num, void *stream)
     sl__fail(ini, ini->lineno, "line longer than %d characters", num - 3);
     return NULL;
   }
-  memcpy(str, line, len);
-  str[len] = '\0';
+  /* One newline, however many CRs the line ended with: they would not fit. */
+  memcpy(str, line, content);
+  memcpy(str + content, "\n", 2);
   if (str[0] == '[' && sl__begin_section(ini, str) != 0)
     return NULL;
   return str;
@@ -746,6 +747,10 @@ static int sl__wl_end(sl__ini *ini)
     if (!sl__key_line(ini, sl__source_required[i]))
       return sl__fail(ini, op->line, "source '%s' is missing required key '%s'", op->name,
                       sl__source_required[i]);
+  /* The model counts rows in int64_t; more would overflow, not run for ages. */
+  if (op->kind == SL_OP_SOURCE && op->tasks > INT64_MAX / op->rows_per_task)
+    return sl__fail(ini, sl__key_line(ini, "rows_per_task"), "source '%s' makes tasks x "
+                    "rows_per_task rows, more than 2^63", op->name);
   /* An accelerator operator holds no CPU slot unless it asks for one, as in Ray. */
   if (!sl__key_line(ini, "cpu"))
     op->cpu = op->gpu > 0 ? 0 : 1;
