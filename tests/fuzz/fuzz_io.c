@@ -76,6 +76,11 @@ void sl_fuzz_write(const char *path, const uint8_t *data, size_t size)
 
 void sl_fuzz_check_located(const char *err, const char *path, const uint8_t *data, size_t size)
 {
+  static int verbose = -1; /* SL_FUZZ_VERBOSE=1 shows what a replayed corpus makes the parsers say */
+  if (verbose < 0)
+    verbose = getenv("SL_FUZZ_VERBOSE") != NULL;
+  if (verbose)
+    fprintf(stderr, "%s\n", err);
   size_t plen = strlen(path);
   if (strncmp(err, path, plen) != 0 || err[plen] != ':')
     sl_fuzz_fail("the message does not start with the file's path and ':'", err);

@@ -34,7 +34,8 @@ void sl_fuzz_write(const char *path, const uint8_t *data, size_t size);
 /**
  * @brief Checks the promise every parser makes about bad input: the message
  *        reads `PATH:LINE: what is wrong`, where LINE is a line of the input
- *        (1 to its number of lines). Prints the message and aborts if not.
+ *        (1 to its number of lines). Prints the message and aborts if not;
+ *        prints it anyway when the environment has SL_FUZZ_VERBOSE.
  */
 void sl_fuzz_check_located(const char *err, const char *path, const uint8_t *data, size_t size);
 

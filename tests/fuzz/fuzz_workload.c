@@ -5,7 +5,9 @@
  * Beyond "no crash, no leak, no undefined behaviour", it checks the
  * parser's promises: an error is SL_EPARSE located as FILE:LINE inside the
  * input; a success is a pipeline the plan can take (a source first, sane
- * numbers, terminated names).
+ * numbers, terminated names, a row count that fits). Every command builds
+ * the plan right after loading a spec, so the harness does too: what the
+ * parser lets through must not break the plan.
  */
 #include <math.h>
 #include <stdint.h>
@@ -13,6 +15,7 @@
 
 #include "fuzz_io.h"
 #include "models/error.h"
+#include "models/plan.h"
 #include "models/workload.h"
 #include "workloads/spec.h"
 
@@ -50,6 +53,19 @@ static void check_workload(const sl_workload *w)
   check_name(w->name, sizeof w->name, "workload name");
   for (int i = 0; i < w->nops; i++)
     check_op(&w->ops[i]);
+  if (sl_workload_source_rows(w) < 1)
+    sl_fuzz_fail("a loaded workload has no rows", w->name);
+}
+
+static void check_plan(const sl_workload *w)
+{
+  static sl_plan plan; /* large: not on the stack */
+  char err[512];
+  sl_plan_opts opts = {0};
+  if (sl_plan_build(&plan, w, &opts, err, sizeof err) != 0)
+    sl_fuzz_fail("a loaded workload has no plan", err);
+  if (plan.nops < 1 || plan.source_rows < 1 || !isfinite(plan.sink_rows) || plan.sink_rows < 0)
+    sl_fuzz_fail("a plan without operators or rows", w->name);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -59,8 +75,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   sl_fuzz_write(path, data, size);
   sl_workload w;
   int rc = sl_workload_load(path, &w, err, sizeof err);
-  if (rc == 0)
+  if (rc == 0) {
     check_workload(&w);
+    check_plan(&w);
+  }
   else if (rc == SL_EPARSE)
     sl_fuzz_check_located(err, path, data, size);
   else if (rc != SL_ENOMEM)
