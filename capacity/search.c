@@ -154,6 +154,7 @@ static void bound_shape(const sl_cap_opts *o, const int *counts, sl_cap_shape *s
   }
   sl_cluster_free(&c);
   s->bound_jct_s = b.jct_s;
+  s->critical_path_s = b.critical_path_s;
   s->bound_throughput_rows_s = (double)o->plan->source_rows / b.jct_s;
   s->objective_bound = objective_of(o, s->price_per_hour, b.jct_s);
   if (!meets_target(o, b.jct_s))
@@ -217,6 +218,17 @@ static bool candidate(const sl_cap_shape *s, int m)
   return st == SL_CAP_DOMINATED || st == SL_CAP_SIMULATED;
 }
 
+/* The whole job's JCT from a sample's: pipeline fill and drain (one
+ * partition's critical path) happen once; the rest grows with the rows. */
+static double scale_jct(const sl_cap_opts *o, const sl_cap_shape *s, double jct)
+{
+  if (!o->sample_plan || o->sample_plan->source_rows <= 0)
+    return jct;
+  double f = (double)o->sample_plan->source_rows / (double)o->plan->source_rows;
+  double cp = s->critical_path_s < jct ? s->critical_path_s : jct;
+  return (jct - cp) / f + cp;
+}
+
 static int simulate(const sl_cap_opts *o, sl_cap_shape *s, int m, char *err, size_t errlen)
 {
   sl_cluster c;
@@ -225,7 +237,7 @@ static int simulate(const sl_cap_opts *o, sl_cap_shape *s, int m, char *err, siz
     return rc;
   sl_sim_opts so;
   sl_sim_opts_default(&so);
-  so.plan = o->plan;
+  so.plan = o->sample_plan ? o->sample_plan : o->plan;
   so.cluster = &c;
   so.core = o->models[m];
   so.seed = o->seed;
@@ -241,8 +253,8 @@ static int simulate(const sl_cap_opts *o, sl_cap_shape *s, int m, char *err, siz
   sl_cap_outcome *out = &s->by_model[m];
   out->status = SL_CAP_SIMULATED;
   out->complete = res.summary.complete;
-  out->jct_s = res.summary.jct_s;
-  out->throughput_rows_s = res.summary.throughput_rows_s;
+  out->jct_s = scale_jct(o, s, res.summary.jct_s);
+  out->throughput_rows_s = out->jct_s > 0 ? (double)o->plan->source_rows / out->jct_s : 0;
   out->pct_of_bound = out->complete && out->jct_s > 0 ? 100 * s->bound_jct_s / out->jct_s : 0;
   out->cost_per_run = s->price_per_hour * out->jct_s / 3600;
   double objective = objective_of(o, s->price_per_hour, out->jct_s);

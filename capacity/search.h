@@ -66,13 +66,19 @@ typedef struct {
   int nodes;
   double price_per_hour;
   double bound_jct_s;        /**< INFINITY when infeasible */
+  double critical_path_s;    /**< of one partition through every operator (the bound's) */
   double bound_throughput_rows_s; /**< rows / bound JCT */
   double objective_bound;    /**< lower bound of the objective */
   sl_cap_outcome by_model[SL_CAP_MAX_MODELS];
 } sl_cap_shape;
 
 typedef struct {
-  const sl_plan *plan;        /**< borrowed */
+  const sl_plan *plan;        /**< borrowed: the whole job, which the bound and the answer are for */
+  /** Borrowed, may be NULL: the same job with only a fraction of its source
+   *  tasks, simulated in its place when the whole job is too long to
+   *  simulate. Its JCT is scaled up: the time beyond one partition's
+   *  critical path grows in proportion to the source rows. */
+  const sl_plan *sample_plan;
   const sl_cluster *types;    /**< borrowed: the node types, as groups */
   double deadline_s;          /**< JCT target; 0 = none */
   double target_rows_s;       /**< throughput target (rows / JCT); 0 = none */

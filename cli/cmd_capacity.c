@@ -22,7 +22,8 @@ static const char *USAGE =
   "sluice capacity WORKLOAD --node-types TYPES (--target-throughput RATE | --deadline TIME)\n"
   "                       [--only TYPE,...] [--max TYPE=N]... [--budget DOLLARS]\n"
   "                       [--model MODEL]... [--rank run|hour] [--top N]\n"
-  "                       [--memory SIZE] [--seed N] [--out DIR] [--quiet]";
+  "                       [--sample F] [--gpu-reference TYPE] [--memory SIZE] [--seed N]\n"
+  "                       [--out DIR] [--quiet]";
 
 static const char *HELP =
   "Finds the cheapest cluster shapes, built from the node types in TYPES, on which\n"
@@ -46,6 +47,11 @@ static const char *HELP =
   "  --rank run|hour         cheapest per run or per hour of cluster (default: per hour\n"
   "                          for a throughput target, per run for a deadline)\n"
   "  --top N                 shapes to find (default 5)\n"
+  "  --sample F              simulate only this fraction of the source tasks (e.g. 0.002 for a\n"
+  "                          job too long to simulate whole); the JCT is scaled up: the time\n"
+  "                          beyond one partition's critical path grows with the rows\n"
+  "  --gpu-reference TYPE    the workload's GPU costs were measured on TYPE's GPUs: every\n"
+  "                          type's GPU speed is taken relative to TYPE's\n"
   "  --memory SIZE           every node's store budget (default: the node types')\n"
   "  --seed N                simulation seed (default: the workload's)\n"
   "  --out DIR               default runs/capacity-WORKLOAD\n"
@@ -53,13 +59,14 @@ static const char *HELP =
   "\n"
   "Exit: 0 at least one shape meets the target, 1 none does, 2 bad usage or input.\n";
 
-enum { O_TYPES = 256, O_ONLY, O_MAX, O_RATE, O_DEADLINE, O_BUDGET, O_MODEL, O_RANK, O_TOP, O_MEMORY, O_SEED, O_OUT,
+enum { O_TYPES = 256, O_ONLY, O_MAX, O_SAMPLE, O_GPU_REF, O_RATE, O_DEADLINE, O_BUDGET, O_MODEL, O_RANK, O_TOP, O_MEMORY, O_SEED, O_OUT,
        O_QUIET, O_HELP };
 
 #define SL_CAP_MAX_OVERRIDES 16
 
 typedef struct {
-  const char *workload, *types, *out, *only;
+  const char *workload, *types, *out, *only, *gpu_reference;
+  double sample;
   const char *max[SL_CAP_MAX_OVERRIDES];
   int nmax;
   const char *models[SL_CAP_MAX_MODELS];
@@ -92,6 +99,10 @@ static int parse_option(int ch, args *a)
   switch (ch) {
   case O_TYPES: a->types = optarg; return 0;
   case O_ONLY: a->only = optarg; return 0;
+  case O_GPU_REF: a->gpu_reference = optarg; return 0;
+  case O_SAMPLE:
+    return parse_positive(optarg, &a->sample) < 0 || a->sample > 1
+             ? bad("--sample: '%s' is not a fraction in (0, 1]", optarg) : 0;
   case O_MAX:
     if (a->nmax == SL_CAP_MAX_OVERRIDES)
       return bad("at most 16 --max%s", "");
@@ -141,6 +152,7 @@ static int parse_args(int argc, char **argv, args *a)
   static const struct option opts[] = {
     {"node-types", required_argument, NULL, O_TYPES}, {"target-throughput", required_argument, NULL, O_RATE},
     {"only", required_argument, NULL, O_ONLY},         {"max", required_argument, NULL, O_MAX},
+    {"sample", required_argument, NULL, O_SAMPLE},     {"gpu-reference", required_argument, NULL, O_GPU_REF},
     {"deadline", required_argument, NULL, O_DEADLINE}, {"budget", required_argument, NULL, O_BUDGET},
     {"model", required_argument, NULL, O_MODEL},       {"rank", required_argument, NULL, O_RANK},
     {"top", required_argument, NULL, O_TOP},           {"memory", required_argument, NULL, O_MEMORY},
@@ -252,6 +264,30 @@ static int apply_max(const args *a, sl_cluster *types)
   return 0;
 }
 
+/* Speeds in a node-types file are relative to one reference GPU; a
+ * workload measured on another one names it, and every speed follows. */
+static int rebase_gpu_speed(const args *a, sl_cluster *types)
+{
+  if (!a->gpu_reference)
+    return 0;
+  int g = find_group(types, a->gpu_reference, strlen(a->gpu_reference));
+  if (g < 0 || types->groups[g].gpu <= 0)
+    return bad("--gpu-reference: '%s' is no node type with GPUs in the file", a->gpu_reference);
+  double ref = types->groups[g].gpu_speed;
+  for (int i = 0; i < types->ngroups; i++)
+    types->groups[i].gpu_speed /= ref;
+  return 0;
+}
+
+/* The same workload with only a fraction of its source tasks (at least one). */
+static int sample_plan(const args *a, const sl_workload *w, sl_workload *sw, sl_plan *sp)
+{
+  *sw = *w;
+  double tasks = floor((double)w->ops[0].tasks * a->sample + 0.5);
+  sw->ops[0].tasks = tasks < 1 ? 1 : (int64_t)tasks;
+  return sl_cli_build_plan(sw, sp);
+}
+
 /* mkdir -p */
 static int make_dirs(const char *dir)
 {
@@ -332,6 +368,9 @@ static void print_target(const args *a)
   if (a->cap.budget > 0)
     printf(", at most $%.2f per %s", a->cap.budget, a->cap.rank == SL_CAP_RANK_HOUR ? "hour" : "run");
   printf("; cheapest per %s first\n", a->cap.rank == SL_CAP_RANK_HOUR ? "hour" : "run");
+  if (a->cap.sample_plan)
+    printf("simulating %lld of %lld source rows per shape; JCTs scaled to the whole job\n",
+           (long long)a->cap.sample_plan->source_rows, (long long)a->cap.plan->source_rows);
 }
 
 static void print_counts(const sl_cap_result *r, int ntypes)
@@ -471,7 +510,8 @@ int sl_cmd_capacity(int argc, char **argv)
     fprintf(stderr, "%s\n", err);
     return SL_EXIT_USAGE;
   }
-  if ((a.only && (rc = keep_only(&a, &types))) || (rc = apply_max(&a, &types))) {
+  if ((a.only && (rc = keep_only(&a, &types))) || (rc = apply_max(&a, &types)) ||
+      (rc = rebase_gpu_speed(&a, &types))) {
     sl_cluster_free(&types);
     return rc;
   }
@@ -480,6 +520,15 @@ int sl_cmd_capacity(int argc, char **argv)
   if ((rc = sl_cli_build_plan(&w, &plan))) {
     sl_cluster_free(&types);
     return rc;
+  }
+  sl_workload sample_w;
+  sl_plan sample_p;
+  if (a.sample > 0 && a.sample < 1) {
+    if ((rc = sample_plan(&a, &w, &sample_w, &sample_p))) {
+      sl_cluster_free(&types);
+      return rc;
+    }
+    a.cap.sample_plan = &sample_p;
   }
   rc = run_search(&a, &plan, &types);
   sl_cluster_free(&types);
