@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -43,6 +44,30 @@ static void on_signal(int sig)
   interrupted = 1;
 }
 
+/* Creates the folders above @p dir, as sim does; sl_exec_run() makes the
+ * last one itself, and only once the run is known to start. */
+static int make_parents(const char *dir, char *err, size_t errlen)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = 0;
+    struct stat st;
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+      snprintf(err, errlen, "%s: cannot create the folder: %s", path, strerror(errno));
+      return -1;
+    }
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      snprintf(err, errlen, "%s: not a folder", path);
+      return -1;
+    }
+    *p = '/';
+  }
+  return 0;
+}
+
 int sl_cmd_run(int argc, char **argv)
 {
   static const struct option opts[] = {
@@ -83,9 +108,13 @@ int sl_cmd_run(int argc, char **argv)
       eo.core.on_full = optarg[0] == 's' ? SL_FULL_SPILL : SL_FULL_OOM;
       break;
     case 'f':
+      if (!optarg[0])
+        return sl_cli_usage_error("run", USAGE, "--fail: empty schedule (e.g. kill:transform@15s,lose:0@1min)");
       fail_arg = optarg;
       break;
     case 'o':
+      if (!optarg[0])
+        return sl_cli_usage_error("run", USAGE, "--out: empty folder name");
       out_arg = optarg;
       break;
     case 'r':
@@ -98,8 +127,8 @@ int sl_cmd_run(int argc, char **argv)
         return sl_cli_usage_error("run", USAGE, "--checkpoint-interval: '%s' is not a time", optarg);
       break;
     case 's':
-      if (sl_parse_time(optarg, &eo.stall_timeout_s) < 0)
-        return sl_cli_usage_error("run", USAGE, "--stall-timeout: '%s' is not a time", optarg);
+      if (sl_parse_time(optarg, &eo.stall_timeout_s) < 0 || eo.stall_timeout_s < 0)
+        return sl_cli_usage_error("run", USAGE, "--stall-timeout: '%s' is not a time (0 = never)", optarg);
       break;
     case 'e': {
       int64_t n;
@@ -148,8 +177,10 @@ int sl_cmd_run(int argc, char **argv)
   snprintf(outdir, sizeof outdir, "%s", out_arg ? out_arg : "");
   if (!out_arg)
     snprintf(outdir, sizeof outdir, "runs/run-%s-%s", w.name, sl_core_opts_model_name(&eo.core));
-  if (!out_arg)
-    mkdir("runs", 0777); /* the default parent; sl_exec_run makes the rest */
+  if (make_parents(outdir, err, sizeof err) < 0) {
+    sl_cluster_free(&cluster);
+    return sl_cli_usage_error("run", USAGE, "--out: %s", err);
+  }
   eo.out_dir = outdir;
   eo.progress = !quiet && isatty(STDERR_FILENO);
   eo.interrupted = &interrupted;
@@ -157,6 +188,9 @@ int sl_cmd_run(int argc, char **argv)
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  /* Past a file size limit (ulimit -f) a write fails with EFBIG, reported
+   * like a full disk, instead of the signal killing the run mid-file. */
+  signal(SIGXFSZ, SIG_IGN);
 
   sl_summary s;
   memset(&s, 0, sizeof s);

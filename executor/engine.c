@@ -33,6 +33,68 @@
 
 typedef struct engine engine;
 
+/* A row a kernel rejected: which logical operator, which row, and the sink
+ * rows it would have become (an upper bound when not exact). */
+typedef struct {
+  int level;
+  int64_t id;
+  double sink_rows;
+  bool exact;
+} rejected_row;
+
+/* The rejected rows seen so far, by (operator, row id): an open-addressing
+ * hash set, as a re-run must not count the same row twice. Rejections are
+ * rare; the set is small. */
+typedef struct {
+  struct rejected_key {
+    int64_t id;
+    int level; /* -1: an empty cell */
+  } *cell;
+  size_t n, cap;
+} rejected_set;
+
+static size_t rejected_hash(int level, int64_t id, size_t cap)
+{
+  uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ull ^ (uint64_t)level * 0xbf58476d1ce4e5b9ull;
+  return (size_t)(h ^ (h >> 31)) & (cap - 1);
+}
+
+static int rejected_set_grow(rejected_set *s);
+
+/* 1 when (@p level, @p id) is new, 0 when seen before, SL_ENOMEM. */
+static int rejected_set_add(rejected_set *s, int level, int64_t id)
+{
+  if (2 * (s->n + 1) > s->cap && rejected_set_grow(s) < 0)
+    return SL_ENOMEM;
+  for (size_t i = rejected_hash(level, id, s->cap);; i = (i + 1) & (s->cap - 1)) {
+    struct rejected_key *k = &s->cell[i];
+    if (k->level == level && k->id == id)
+      return 0;
+    if (k->level < 0) {
+      k->level = level;
+      k->id = id;
+      s->n++;
+      return 1;
+    }
+  }
+}
+
+static int rejected_set_grow(rejected_set *s)
+{
+  rejected_set bigger = {.cap = s->cap ? 2 * s->cap : 64};
+  bigger.cell = malloc(bigger.cap * sizeof *bigger.cell);
+  if (!bigger.cell)
+    return SL_ENOMEM;
+  for (size_t i = 0; i < bigger.cap; i++)
+    bigger.cell[i].level = -1;
+  for (size_t i = 0; i < s->cap; i++)
+    if (s->cell[i].level >= 0)
+      rejected_set_add(&bigger, s->cell[i].level, s->cell[i].id); /* room: cannot fail */
+  free(s->cell);
+  *s = bigger;
+  return 0;
+}
+
 /* An input partition a task holds: in memory, or the file it was spilled to. */
 typedef struct {
   sl_blob *blob;
@@ -73,7 +135,11 @@ struct engine {
   bool done, stop;
   int fail_code;
   char fail_msg[512];
-  int64_t errored_rows;
+  int64_t errored_rows;     /* rows kernels rejected, skipped under --max-errored-rows */
+  rejected_set rejected;    /* which ones: each counts once */
+  double sink_rows_lost;    /* the sink rows they would have become */
+  bool sink_rows_lost_exact;
+  char first_error[400];    /* the first rejected row, named */
   bool gpu_present;
   double last_progress_rows, last_progress_t;
 };
@@ -316,6 +382,9 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
     sl_emit_fate fate;
     rc = sl_core_emit(e->core, now_s(e), tr->id, rows, bytes, &pid, &fate);
     if (rc == SL_EAGAIN) {
+      /* Parking this task may have been the core's cue to let another
+       * waiter (or this one) through: act on that before sleeping. */
+      drain(e, w);
       while (!w->resume && !atomic_load(&w->cancel) && !e->stop)
         pthread_cond_wait(&w->cv, &e->lock);
       w->resume = false;
@@ -326,13 +395,17 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
       rc = SL_EINTR;
       break;
     }
+    if (rc == SL_EOOM) /* said here: the core's FAIL decision cannot name the operator */
+      fail_job(e, SL_EOOM, "operator '%s' on node %d: the partition store is full (%.0f of %.0f bytes) "
+               "and spilling is off (--on-full oom)", e->plan->ops[tr->op].name, w->node,
+               sl_core_node_store(e->core, w->node), sl_cluster_node_group(e->cluster, w->node)->store_bytes);
     if (rc < 0)
       break;
     char err[700];
     if (fate == SL_EMIT_STORED)
       rc = sl_store_put(e->store, pid, w->node, out);
     else if (fate == SL_EMIT_SPILLED && (rc = sl_store_spill(e->store, pid, w->node, out, err, sizeof err)) < 0)
-      fail_job(e, SL_EIO, "%s", err);
+      fail_job(e, SL_EIO, "operator '%s' on node %d: %s", e->plan->ops[tr->op].name, w->node, err);
     sl_rows_reset(out);
     tr->rows_out += rows;
     tr->bytes_out += bytes;
@@ -345,8 +418,81 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
   return rc;
 }
 
-/* Passes @p rows through fused members [from, nfused) into @p out. */
-static int through_members(worker *w, int op, int from, sl_rows *rows, sl_rows *out, int64_t *errored)
+/* Where the rows a task feeds its kernels come from, so that a rejected
+ * row can be named, and what it rejected so far. */
+typedef struct {
+  const sl_decision *d;
+  sl_part_id input;      /* the input partition, SL_NONE in a source task */
+  rejected_row *rejected; /* since the last note_errors(), owned */
+  size_t nrejected, cap;
+  char first[400];       /* the first of them, named */
+} row_origin;
+
+/* The sink rows one input row of member @p member of @p op turns into:
+ * the product of the expansions from there on. Exact only when none of
+ * them is a 1-in-K filter, which may or may not have kept that row; with
+ * one, the most it could have become. */
+static double sink_rows_per_row(const sl_plan *p, int op, int member, bool *exact)
+{
+  double f = 1;
+  *exact = true;
+  for (int i = op; i < p->nops; i++) {
+    const sl_pop *pop = &p->ops[i];
+    for (int m = i == op ? member : 0; m < pop->nfused; m++) {
+      double r = p->workload->ops[pop->first + m].rows_out_per_row;
+      if (r == 0)
+        r = 1;
+      if (r < 1) {
+        *exact = false;
+        r = 1;
+      }
+      f *= r;
+    }
+  }
+  return f;
+}
+
+/* Drops "row ID: " from a kernel message that we prefix with more. */
+static const char *after_row_prefix(const char *msg, int64_t id)
+{
+  char prefix[40];
+  int n = snprintf(prefix, sizeof prefix, "row %lld: ", (long long)id);
+  return strncmp(msg, prefix, (size_t)n) == 0 ? msg + n : msg;
+}
+
+/* Counts row @p i of @p rows as rejected by member @p m of @p op and names
+ * the first one: operator, row, source partition, input partition, task. */
+static int reject_row(worker *w, int op, int m, const sl_rows *rows, size_t i, const sl_kernel *k,
+                      row_origin *o)
+{
+  const sl_plan *p = w->e->plan;
+  int64_t id = sl_rows_id(rows, i);
+  if (o->nrejected == o->cap) {
+    size_t ncap = o->cap ? 2 * o->cap : 16;
+    rejected_row *n = realloc(o->rejected, ncap * sizeof *n);
+    if (!n)
+      return SL_ENOMEM;
+    o->rejected = n;
+    o->cap = ncap;
+  }
+  rejected_row *r = &o->rejected[o->nrejected++];
+  r->level = p->ops[op].first + m;
+  r->id = id;
+  r->sink_rows = sink_rows_per_row(p, op, m, &r->exact);
+  if (o->first[0])
+    return 0;
+  char input[48] = "";
+  if (o->input != SL_NONE)
+    snprintf(input, sizeof input, ", input partition %u", o->input);
+  snprintf(o->first, sizeof o->first, "operator '%s' rejected row %lld (partition %u of source '%s'%s, task %u): %s",
+           p->workload->ops[p->ops[op].first + m].name, (long long)id, sl_rows_split(rows, i),
+           p->workload->ops[0].name, input, o->d->task, after_row_prefix(sl_kernel_last_error(k), id));
+  return 0;
+}
+
+/* Passes @p rows through fused members [from, nfused) into @p out. A row a
+ * kernel rejects as corrupt is left out and counted in @p o. */
+static int through_members(worker *w, int op, int from, sl_rows *rows, sl_rows *out, row_origin *o)
 {
   const sl_pop *pop = &w->e->plan->ops[op];
   sl_rows a, b;
@@ -365,19 +511,16 @@ static int through_members(worker *w, int op, int from, sl_rows *rows, sl_rows *
       sl_rows_reset(dst);
     size_t n = sl_rows_count(cur);
     rc = sl_kernel_apply(k, cur, 0, n, dst);
-    if (rc == SL_EKERNEL && n > 1) {
-      /* find the bad row: apply row by row, skipping what fails */
+    if (rc == SL_EKERNEL) {
+      /* find the bad rows: apply row by row, leaving out what fails */
       rc = 0;
-      for (size_t i = 0; i < n && rc != SL_EINTR; i++) {
-        int r = sl_kernel_apply(k, cur, i, 1, dst);
+      for (size_t i = 0; i < n && rc == 0; i++) {
+        int r = n == 1 ? SL_EKERNEL : sl_kernel_apply(k, cur, i, 1, dst);
         if (r == SL_EKERNEL)
-          (*errored)++;
+          rc = reject_row(w, op, m, cur, i, k, o);
         else if (r < 0)
           rc = r;
       }
-    } else if (rc == SL_EKERNEL) {
-      (*errored)++;
-      rc = 0;
     }
     cur = dst;
   }
@@ -398,20 +541,42 @@ static int64_t chunk_rows(const engine *e, const sl_decision *d, double row_byte
   return (int64_t)fmax(1, floor(d->target_bytes / row_bytes));
 }
 
-static int note_errors(worker *w, int64_t errored, const sl_decision *d)
+/* Adds the rows @p o rejected to the job's count; past --max-errored-rows
+ * the job fails, naming the row. */
+static int note_errors(worker *w, row_origin *o)
 {
-  if (errored == 0)
+  if (o->nrejected == 0)
     return 0;
   engine *e = w->e;
+  int64_t limit = e->opts->max_errored_rows;
+  int rc = 0;
   pthread_mutex_lock(&e->lock);
-  e->errored_rows += errored;
-  bool over = e->errored_rows > e->opts->max_errored_rows;
-  if (over)
-    fail_job(e, SL_EKERNEL, "operator '%s' rejected %lld rows (more than --max-errored-rows %lld); task %u",
-             e->plan->ops[d->op].name, (long long)e->errored_rows, (long long)e->opts->max_errored_rows,
-             d->task);
+  /* a re-run (after a failure or a rollback) meets the same bad rows: each
+   * counts once */
+  for (size_t i = 0; i < o->nrejected && rc == 0; i++) {
+    const rejected_row *r = &o->rejected[i];
+    rc = rejected_set_add(&e->rejected, r->level, r->id);
+    if (rc == 1) {
+      e->errored_rows++;
+      e->sink_rows_lost += r->sink_rows;
+      e->sink_rows_lost_exact = e->sink_rows_lost_exact && r->exact;
+      rc = 0;
+    }
+  }
+  if (rc < 0)
+    fail_job(e, SL_ENOMEM, "out of memory counting rejected rows");
+  if (!e->first_error[0])
+    snprintf(e->first_error, sizeof e->first_error, "%s", o->first);
+  bool over = e->errored_rows > limit;
+  if (over && limit == 0)
+    fail_job(e, SL_EKERNEL, "%s (--max-errored-rows N skips up to N such rows)", o->first);
+  else if (over)
+    fail_job(e, SL_EKERNEL, "%lld rows rejected, more than --max-errored-rows %lld; %s",
+             (long long)e->errored_rows, (long long)limit, o->first);
   pthread_mutex_unlock(&e->lock);
-  return over ? SL_EKERNEL : 0;
+  o->nrejected = 0;
+  o->first[0] = 0;
+  return rc < 0 ? rc : over ? SL_EKERNEL : 0;
 }
 
 static int run_source(worker *w, const sl_decision *d, task_run *tr, sl_rows *out)
@@ -426,21 +591,27 @@ static int run_source(worker *w, const sl_decision *d, task_run *tr, sl_rows *ou
   sl_rows chunk;
   sl_rows_init(&chunk);
   int rc = 0;
-  int64_t errored = 0;
+  row_origin origin = {.d = d, .input = SL_NONE};
   for (int64_t done = 0; done < d->rows && rc == 0;) {
     int64_t n = d->rows - done < per ? d->rows - done : per;
     sl_rows_reset(&chunk);
     rc = sl_kernel_generate(gen, (uint32_t)d->split, first + done, n, &chunk);
+    if (rc == SL_EKERNEL) { /* the source itself cannot make its rows: no row to skip */
+      pthread_mutex_lock(&e->lock);
+      fail_job(e, SL_EKERNEL, "operator '%s' task %u (partition %u): %s", e->plan->workload->ops[0].name,
+               d->task, (unsigned)d->split, sl_kernel_last_error(gen));
+      pthread_mutex_unlock(&e->lock);
+    }
     if (rc == 0)
-      rc = through_members(w, d->op, 1, &chunk, out, &errored);
+      rc = through_members(w, d->op, 1, &chunk, out, &origin);
     if (rc == 0)
-      rc = note_errors(w, errored, d);
-    errored = 0;
+      rc = note_errors(w, &origin);
     done += n;
     if (rc == 0 && sl_rows_bytes(out) >= d->target_bytes)
       rc = flush(w, tr, out);
   }
   sl_rows_free(&chunk);
+  free(origin.rejected);
   return rc;
 }
 
@@ -454,7 +625,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
   sl_rows chunk, loaded;
   sl_rows_init(&chunk);
   sl_rows_init(&loaded);
-  int64_t errored = 0;
+  row_origin origin = {.d = d};
   /* an all-to-all reducer reads its share of every input */
   int64_t reducers = pop->kind == SL_OP_ALL_TO_ALL && pop->tasks > 0 ? pop->tasks : 1;
   int64_t share = reducers > 1 ? (int64_t)(d->task % (uint32_t)reducers) : 0;
@@ -471,6 +642,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
       src = &loaded;
     }
     size_t rows = sl_rows_count(src);
+    origin.input = d->inputs[i];
     for (size_t at = 0; at < rows && rc == 0;) {
       size_t take = rows - at < (size_t)per ? rows - at : (size_t)per;
       sl_rows_reset(&chunk);
@@ -478,10 +650,9 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
         if (reducers == 1 || sl_rows_id(src, r) % reducers == share)
           rc = sl_rows_append_range(&chunk, src, r, 1);
       if (rc == 0)
-        rc = through_members(w, d->op, 0, &chunk, out, &errored);
+        rc = through_members(w, d->op, 0, &chunk, out, &origin);
       if (rc == 0)
-        rc = note_errors(w, errored, d);
-      errored = 0;
+        rc = note_errors(w, &origin);
       at += take;
       if (rc == 0 && sl_rows_bytes(out) >= d->target_bytes)
         rc = flush(w, tr, out);
@@ -489,6 +660,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
   }
   sl_rows_free(&chunk);
   sl_rows_free(&loaded);
+  free(origin.rejected);
   return rc;
 }
 
@@ -749,7 +921,18 @@ static void fill_summary(engine *e, sl_summary *s, double jct)
   if (e->fail_code == SL_EOOM)
     s->oom = true;
   if (!s->complete)
-    snprintf(s->note, sizeof s->note, "%.150s", e->fail_msg[0] ? e->fail_msg : "interrupted");
+    snprintf(s->note, sizeof s->note, "%.300s", e->fail_msg[0] ? e->fail_msg : "interrupted");
+}
+
+/* Whether the sink got every row it should have: all of them, less those
+ * that rejected rows would have become (at most that many when a 1-in-K
+ * filter makes the exact number unknowable). */
+static bool sink_rows_add_up(const engine *e, const sl_summary *s)
+{
+  double least = s->expected_rows - e->sink_rows_lost;
+  if (e->sink_rows_lost_exact)
+    return fabs(s->rows - least) < 0.5;
+  return s->rows <= s->expected_rows + 0.5 && s->rows >= least - 0.5;
 }
 
 /* The main thread: ticks the core, samples, injects failures, watches for
@@ -822,10 +1005,6 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   engine e = {.plan = plan, .cluster = cluster, .opts = opts};
   char spill[600], cerr[512];
   int rc = 0;
-  if (mkdir(opts->out_dir, 0777) != 0 && errno != EEXIST) {
-    snprintf(err, errlen, "%s: cannot create the output directory: %s", opts->out_dir, strerror(errno));
-    return SL_EIO;
-  }
   /* Partitions are allocated by one worker and freed by another at a high
    * rate; keeping freed memory in the heaps instead of trimming it back to
    * the kernel saves a page fault and a page clear per partition. */
@@ -843,6 +1022,7 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   pthread_cond_init(&e.main_cv, &ca);
   pthread_condattr_destroy(&ca);
   e.gpu_present = sl_cuda_device_count() > 0;
+  e.sink_rows_lost_exact = true;
   snprintf(spill, sizeof spill, "%s", opts->spill_dir ? opts->spill_dir : "");
   if (!opts->spill_dir)
     snprintf(spill, sizeof spill, "%s/spill", opts->out_dir);
@@ -860,6 +1040,14 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
     rc = SL_ENOMEM;
     goto out_free;
   }
+  /* Only a run that starts touches the output folder: a refused one
+   * changes nothing on disk. */
+  fill_summary(&e, summary, 0);
+  snprintf(summary->note, sizeof summary->note, "%s", SL_SUMMARY_STARTED_NOTE);
+  if ((rc = sl_run_dir_begin(summary, opts->out_dir, err, errlen)) < 0) {
+    memset(summary, 0, sizeof *summary); /* no run took place */
+    goto out_free;
+  }
   if ((rc = start_workers(&e, err, errlen)) < 0) {
     stop_workers(&e);
     goto out_free;
@@ -868,20 +1056,24 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   double jct = now_s(&e);
   stop_workers(&e);
   fill_summary(&e, summary, jct);
-  if (summary->complete && summary->rows != summary->expected_rows) {
+  if (summary->complete && !sink_rows_add_up(&e, summary)) {
     summary->complete = false;
-    snprintf(summary->note, sizeof summary->note, "the sink got %.0f rows of %.0f", summary->rows,
-             summary->expected_rows);
+    snprintf(summary->note, sizeof summary->note, "the sink got %.0f rows of %.0f (%lld rejected)", summary->rows,
+             summary->expected_rows, (long long)e.errored_rows);
     e.fail_code = SL_ESTATE;
+  } else if (summary->complete && e.errored_rows > 0) {
+    snprintf(summary->note, sizeof summary->note, "skipped %lld rejected rows; first: %.250s",
+             (long long)e.errored_rows, e.first_error);
   }
   if (sl_recorder_write(e.rec, summary, opts->out_dir, err, errlen) < 0) {
     rc = SL_EIO;
     goto out_free;
   }
   rc = e.fail_code;
-  if (rc)
-    snprintf(err, errlen, "%s", summary->note);
+  if (rc) /* the whole message: the summary's note may be cut short */
+    snprintf(err, errlen, "%s", e.fail_msg[0] ? e.fail_msg : summary->note);
 out_free:
+  free(e.rejected.cell);
   sl_recorder_free(e.rec);
   sl_sink_free(e.sink);
   sl_store_free(e.store);

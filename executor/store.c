@@ -1,5 +1,6 @@
 #include "store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,26 @@ struct sl_store_s {
   bool dir_made;
 };
 
+/* A run killed mid-way leaves its spilled partitions behind; they are
+ * ours by name (part-ID-VERSION.bin) and of no use to a new run. */
+static void remove_stale_spills(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *ent;
+  char path[1024];
+  while ((ent = readdir(d))) {
+    size_t len = strlen(ent->d_name);
+    if (strncmp(ent->d_name, "part-", 5) != 0 || len < 9 || strcmp(ent->d_name + len - 4, ".bin") != 0)
+      continue;
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    unlink(path);
+  }
+  closedir(d);
+  rmdir(dir); /* only when empty: never what someone else keeps there */
+}
+
 sl_store *sl_store_new(int nnodes, const char *spill_dir)
 {
   sl_store *s = calloc(1, sizeof *s);
@@ -46,6 +67,7 @@ sl_store *sl_store_new(int nnodes, const char *spill_dir)
     return NULL;
   }
   snprintf(s->dir, sizeof s->dir, "%s", spill_dir);
+  remove_stale_spills(s->dir);
   return s;
 }
 
@@ -163,8 +185,9 @@ int sl_store_spill(sl_store *s, sl_part_id id, int node, sl_rows *rows, char *er
   ok = f && fflush(f) == 0 && ok;
   ok = f && fclose(f) == 0 && ok;
   if (!ok) {
-    snprintf(err, errlen, "%s: cannot spill partition: %s", b->path,
-             strerror(errno ? errno : EIO));
+    int why = errno ? errno : EIO;
+    snprintf(err, errlen, "%s: cannot spill partition: %s%s", b->path, strerror(why),
+             why == ENOSPC || why == EFBIG ? " (the spill disk is full or a file size limit applies)" : "");
     unlink(b->path);
     free(b);
     return SL_EIO;

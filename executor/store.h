@@ -20,7 +20,8 @@
 typedef struct sl_store_s sl_store;
 
 /** @brief A store for @p nnodes nodes spilling into @p spill_dir (created on
- *  first spill, removed by sl_store_free()). NULL on no memory. */
+ *  first spill, removed by sl_store_free()). Partition files a killed run
+ *  left there are removed first. NULL on no memory. */
 sl_store *sl_store_new(int nnodes, const char *spill_dir);
 void sl_store_free(sl_store *s);
 

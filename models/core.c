@@ -340,10 +340,13 @@ static int check_budgets(sl_core *c, char *err, size_t errlen)
   for (int i = 0; i + 1 < c->nops; i++) {
     double part = fmin(c->ops[i].est_out_bytes, c->policy->target_bytes(c, i));
     /* A partition bigger than every store can never be held: fail now
-     * rather than hang. The last operator delivers straight to the sink. */
-    if (part > smallest && c->opts.on_full == SL_FULL_OOM) {
+     * rather than hang. Spilling is no way out: a task still holds its
+     * inputs in memory, so such a budget could not be kept anyway. The
+     * last operator delivers straight to the sink. */
+    if (part > smallest) {
       snprintf(err, errlen,
-               "operator '%s' emits partitions of %.0f bytes but the store budget is %.0f bytes",
+               "operator '%s' emits partitions of %.0f bytes but the store budget is %.0f bytes "
+               "(--memory must hold at least one partition)",
                c->plan->ops[i].name, part, smallest);
       return SL_EOOM;
     }
@@ -988,6 +991,10 @@ static int admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate
   int rc = c->policy->admit(c, now, t, bytes, fate);
   if (rc == SL_EAGAIN) {
     mark_waiting(c, t, bytes);
+    /* A policy may park a task for a reason of its own (a full channel)
+     * without the liveness check: if this was the last task making
+     * progress, let the oldest waiter through now, as no later event will. */
+    unjam(c);
   } else if (rc == SL_EOOM) {
     c->stats.oom = true;
     push_fail(c, SL_EOOM);

@@ -254,6 +254,26 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   return commit(f, tmp, dir, "summary.csv", err, errlen);
 }
 
+int sl_run_dir_begin(const sl_summary *started, const char *dir, char *err, size_t errlen)
+{
+  /* the new summary goes first: from then on, whatever else is there, the
+   * folder says its run is incomplete */
+  static const char *stale[] = {"timeline.csv", "tasks.csv", ".timeline.csv.tmp", ".tasks.csv.tmp", NULL};
+  char path[1024];
+  sl_summary s = *started;
+  s.complete = false;
+  if (sl_summary_write(&s, dir, err, errlen) < 0)
+    return SL_EIO;
+  for (int i = 0; stale[i]; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, stale[i]);
+    if (unlink(path) != 0 && errno != ENOENT) {
+      snprintf(err, errlen, "%s: cannot remove the previous run's file: %s", path, strerror(errno));
+      return SL_EIO;
+    }
+  }
+  return 0;
+}
+
 static int write_timeline(const sl_recorder *r, const char *dir, char *err, size_t errlen)
 {
   char tmp[1024], col[160];

@@ -39,8 +39,9 @@ typedef struct {
   double rows, expected_rows, first_output_s;
   bool oom, complete;
   uint64_t sink_checksum;
-  int64_t errored_rows;
-  char note[160];  /**< why a run is incomplete, empty otherwise */
+  int64_t errored_rows; /**< rows kernels rejected as corrupt and skipped */
+  char note[320];  /**< why a run is incomplete; for a complete one, the
+                        rows it skipped (--max-errored-rows), or empty */
 } sl_summary;
 
 typedef struct sl_recorder_s sl_recorder;
@@ -67,6 +68,19 @@ int sl_recorder_write(sl_recorder *r, const sl_summary *s, const char *dir, char
 
 /** @brief Writes only summary.csv (used for an interrupted run). */
 int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t errlen);
+
+/** @brief The note of the summary a run writes when it starts. */
+#define SL_SUMMARY_STARTED_NOTE "started; not finished (still running or killed)"
+
+/**
+ * @brief Prepares @p dir (created if missing) for a run that starts now:
+ *        removes timeline.csv, tasks.csv and the temporary files a previous
+ *        run left there, and writes @p started (complete = 0, a note such
+ *        as SL_SUMMARY_STARTED_NOTE) as summary.csv. A run killed before
+ *        its end so leaves a summary that says it is incomplete, never an
+ *        older one that looks like its result. 0, or SL_EIO with a message.
+ */
+int sl_run_dir_begin(const sl_summary *started, const char *dir, char *err, size_t errlen);
 
 /** @brief Number of task records kept. */
 int64_t sl_recorder_ntasks(const sl_recorder *r);

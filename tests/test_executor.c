@@ -1,6 +1,7 @@
 /* The real executor on small workloads: every model gives the same sink
  * checksum, failures at any time change nothing in the output, and the
- * store stays within its budget. */
+ * store stays within its budget; a budget, a disk or an input row that
+ * cannot be had fails the run at once and says where. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,9 +9,13 @@
 
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "executor/engine.h"
@@ -77,10 +82,22 @@ typedef struct {
   int rc;
 } outcome;
 
-static outcome run(const char *model, int nodes, double store, const char *faults)
+typedef struct {
+  void (*workload)(sl_workload *w); /* NULL: tiny() */
+  sl_on_full on_full;
+  int64_t max_errored_rows;
+  char err[600];
+  bool keep_dir;                    /* the caller looks at the folder and removes it */
+  char dir[32];
+} run_extra;
+
+static outcome run_with(const char *model, int nodes, double store, const char *faults, run_extra *x)
 {
   sl_workload w;
-  tiny(&w);
+  if (x->workload)
+    x->workload(&w);
+  else
+    tiny(&w);
   sl_plan plan;
   char err[600];
   sl_plan_opts po = {0};
@@ -91,22 +108,63 @@ static outcome run(const char *model, int nodes, double store, const char *fault
   sl_exec_opts_default(&o);
   assert_int_equal(sl_core_opts_set_model(&o.core, model), 0);
   o.core.checkpoint_interval_s = 0.2;
-  char dir[] = "/tmp/sluice-exec-XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  o.out_dir = dir;
+  o.core.on_full = x->on_full;
+  o.max_errored_rows = x->max_errored_rows;
+  /* a liveness guard, not a timing check: these runs take a second */
+  o.stall_timeout_s = 20;
+  snprintf(x->dir, sizeof x->dir, "/tmp/sluice-exec-XXXXXX");
+  assert_non_null(mkdtemp(x->dir));
+  o.out_dir = x->dir;
   if (faults)
     assert_int_equal(sl_faults_parse(faults, &plan, &c, &o.faults, err, sizeof err), 0);
   outcome r;
   memset(&r, 0, sizeof r);
-  r.rc = sl_exec_run(&plan, &c, &o, &r.s, err, sizeof err);
+  r.rc = sl_exec_run(&plan, &c, &o, &r.s, x->err, sizeof x->err);
   if (r.rc)
-    fprintf(stderr, "%s [%s]: %s\n", model, faults ? faults : "", err);
+    fprintf(stderr, "%s [%s]: %s\n", model, faults ? faults : "", x->err);
   r.checksum = r.s.sink_checksum;
-  char cmd[700];
-  snprintf(cmd, sizeof cmd, "test -s %s/summary.csv && test -s %s/tasks.csv && rm -rf %s", dir, dir, dir);
-  assert_int_equal(system(cmd), 0);
+  if (!x->keep_dir) {
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "test -s %s/summary.csv && test -s %s/tasks.csv && rm -rf %s", x->dir, x->dir,
+             x->dir);
+    assert_int_equal(system(cmd), 0);
+  }
   sl_cluster_free(&c);
   return r;
+}
+
+static outcome run(const char *model, int nodes, double store, const char *faults)
+{
+  run_extra x = {.on_full = SL_FULL_SPILL};
+  return run_with(model, nodes, store, faults, &x);
+}
+
+static void remove_dir(const char *dir)
+{
+  char cmd[100];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* The value of column @p col in DIR/summary.csv's row, into @p out; false
+ * when the file or the column is missing. Values here have no commas. */
+static bool summary_value(const char *dir, const char *col, char *out, size_t n)
+{
+  char path[100], head[2048], row[2048];
+  snprintf(path, sizeof path, "%s/summary.csv", dir);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return false;
+  bool ok = fgets(head, sizeof head, f) && fgets(row, sizeof row, f);
+  fclose(f);
+  char *hs = NULL, *rs = NULL;
+  for (char *h = strtok_r(head, ",\n", &hs), *v = strtok_r(row, ",\n", &rs); ok && h && v;
+       h = strtok_r(NULL, ",\n", &hs), v = strtok_r(NULL, ",\n", &rs))
+    if (strcmp(h, col) == 0) {
+      snprintf(out, n, "%s", v);
+      return true;
+    }
+  return false;
 }
 
 static uint64_t reference;
@@ -147,11 +205,178 @@ static void test_failures_change_nothing(void **state)
 static void test_spill_and_oom(void **state)
 {
   (void)state;
-  /* batch materializes everything: spilled with room for 3 rows, or OOM */
-  outcome r = run("batch", 1, 0.2 * MB, NULL);
+  /* batch materializes everything: room for two of its 256 KB partitions
+   * (a task's whole output) makes it spill */
+  outcome r = run("batch", 1, 0.6 * MB, NULL);
   assert_int_equal(r.rc, 0);
   assert_true(r.s.spilled_bytes > 0);
   assert_true(r.checksum == reference);
+}
+
+/* Less store than one partition: refused before anything runs or touches
+ * the disk, naming the operator, whether spilling is on or not. */
+static void test_budget_below_one_partition(void **state)
+{
+  (void)state;
+  sl_on_full modes[] = {SL_FULL_SPILL, SL_FULL_OOM};
+  for (int m = 0; m < 2; m++) {
+    run_extra x = {.on_full = modes[m], .keep_dir = true};
+    outcome r = run_with("streaming", 1, 40e3, NULL, &x);
+    assert_int_equal(r.rc, SL_EOOM);
+    assert_non_null(strstr(x.err, "operator 'produce'"));
+    char v[64];
+    assert_false(summary_value(x.dir, "complete", v, sizeof v));
+    remove_dir(x.dir);
+  }
+}
+
+/* Room for one partition but not for the pipeline, spilling off: the run
+ * fails when the store fills and says which operator could not emit. */
+static void test_oom_names_the_operator(void **state)
+{
+  (void)state;
+  run_extra x = {.on_full = SL_FULL_OOM, .keep_dir = true};
+  outcome r = run_with("streaming", 1, 100e3, NULL, &x);
+  assert_int_equal(r.rc, SL_EOOM);
+  assert_true(r.s.oom);
+  assert_non_null(strstr(x.err, "operator '"));
+  assert_non_null(strstr(x.err, "--on-full oom"));
+  char v[64];
+  assert_true(summary_value(x.dir, "complete", v, sizeof v));
+  assert_string_equal(v, "0");
+  remove_dir(x.dir);
+}
+
+/* Static placement under a budget of two partitions: every task ends up
+ * parked on a full channel or a full store, and only the liveness rule
+ * (spill the oldest waiter) keeps the job going. It used to hang. */
+static void test_static_placement_tight_budget(void **state)
+{
+  (void)state;
+  const char *models[] = {"stream", "static"};
+  for (int m = 0; m < 2; m++) {
+    outcome r = run(models[m], 1, 130e3, NULL);
+    assert_int_equal(r.rc, 0);
+    assert_true(r.s.complete);
+    assert_true(r.checksum == reference);
+  }
+}
+
+/* The child of test_spill_disk_full: a run that must spill, under a file
+ * size limit that spill files exceed and the CSVs do not. Exit 0 when it
+ * fails as it should; another code says which check did not hold. */
+static int spill_on_a_full_disk(void)
+{
+  struct rlimit lim = {.rlim_cur = 100 * 1024, .rlim_max = 100 * 1024};
+  signal(SIGXFSZ, SIG_IGN); /* write() then fails with EFBIG, as on a full disk */
+  if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+    return 10;
+  run_extra x = {.on_full = SL_FULL_SPILL, .keep_dir = true};
+  outcome r = run_with("batch", 1, 0.6 * MB, NULL, &x);
+  char v[64], path[100];
+  int code = 0;
+  if (r.rc != SL_EIO)
+    code = 11;
+  else if (!strstr(x.err, "cannot spill") || !strstr(x.err, "operator '"))
+    code = 12;
+  else if (!summary_value(x.dir, "complete", v, sizeof v) || strcmp(v, "0") != 0)
+    code = 13;
+  snprintf(path, sizeof path, "%s/spill", x.dir);
+  if (code == 0 && access(path, F_OK) == 0)
+    code = 14; /* half-written spill files left behind */
+  snprintf(path, sizeof path, "%s/.summary.csv.tmp", x.dir);
+  if (code == 0 && access(path, F_OK) == 0)
+    code = 15;
+  remove_dir(x.dir);
+  return code;
+}
+
+static void test_spill_disk_full(void **state)
+{
+  (void)state;
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0)
+    _exit(spill_on_a_full_disk());
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* 6 splits of 8 small JPEG images, every 7th corrupt (rows 6, 13, 20, 27,
+ * 34, 41), decoded by a map of its own, so that a rejected row comes from
+ * an input partition, and fused with 20 ms a row of sleep, so that a
+ * failure can catch a task after its rejections. */
+static void corrupt_images(sl_workload *w)
+{
+  memset(w, 0, sizeof *w);
+  snprintf(w->name, sizeof w->name, "corrupt");
+  w->target_partition_bytes = 8e3;
+  w->seed = 3;
+  sl_op_spec *p = add_op(w, "images", SL_OP_SOURCE, 1, 0, "jpeg_generate");
+  p->tasks = 6;
+  p->rows_per_task = 8;
+  p->out_row_bytes = 1e3;
+  const char *names[] = {"width", "height", "corrupt_every"};
+  double values[] = {32, 32, 7};
+  for (int i = 0; i < 3; i++) {
+    snprintf(p->params[i].name, sizeof p->params[i].name, "%s", names[i]);
+    p->params[i].value = values[i];
+  }
+  p->nparams = 3;
+  sl_op_spec *d = add_op(w, "decode", SL_OP_MAP, 0.5, 0, "jpeg_decode");
+  d->out_row_bytes = 32 * 32 * 3 + 8;
+  sl_op_spec *h = add_op(w, "hold", SL_OP_MAP, 0.5, 0, "sleep");
+  h->time_per_row = 0.02;
+}
+
+static void test_corrupt_row_is_named(void **state)
+{
+  (void)state;
+  run_extra x = {.workload = corrupt_images, .on_full = SL_FULL_SPILL, .keep_dir = true};
+  outcome r = run_with("streaming", 1, 10 * MB, NULL, &x);
+  assert_int_equal(r.rc, SL_EKERNEL);
+  assert_false(r.s.complete);
+  /* whichever bad row came first: its operator, its row and its partition */
+  long long row = -1;
+  unsigned part = 99, input = 0;
+  const char *at = strstr(x.err, "operator 'decode' rejected row ");
+  assert_non_null(at);
+  assert_int_equal(sscanf(at, "operator 'decode' rejected row %lld (partition %u of source 'images', input partition %u",
+                          &row, &part, &input), 3);
+  assert_int_equal(row % 7, 6);
+  assert_int_equal(part, row / 8);
+  assert_non_null(strstr(x.err, "corrupt JPEG"));
+  remove_dir(x.dir);
+}
+
+/* Up to N bad rows are skipped and counted, once each even when their task
+ * runs again after a failure; one more fails the run. */
+static void test_errored_rows_are_skipped_and_counted(void **state)
+{
+  (void)state;
+  const char *faults[] = {NULL, "kill:decode@0.05s,kill:decode@0.1s"};
+  for (int f = 0; f < 2; f++) {
+    run_extra x = {.workload = corrupt_images, .on_full = SL_FULL_SPILL, .max_errored_rows = 6, .keep_dir = true};
+    outcome r = run_with("streaming", 1, 10 * MB, faults[f], &x);
+    assert_int_equal(r.rc, 0);
+    assert_true(r.s.complete);
+    if (faults[f])
+      fprintf(stderr, "  %s: %lld tasks retried\n", faults[f], (long long)r.s.retried_tasks);
+    assert_int_equal(r.s.errored_rows, 6);
+    assert_float_equal(r.s.rows, 48 - 6, 0);
+    char v[64];
+    assert_true(summary_value(x.dir, "errored_rows", v, sizeof v));
+    assert_string_equal(v, "6");
+    remove_dir(x.dir);
+  }
+  run_extra x = {.workload = corrupt_images, .on_full = SL_FULL_SPILL, .max_errored_rows = 5, .keep_dir = true};
+  outcome r = run_with("streaming", 1, 10 * MB, NULL, &x);
+  assert_int_equal(r.rc, SL_EKERNEL);
+  assert_non_null(strstr(x.err, "more than --max-errored-rows 5"));
+  remove_dir(x.dir);
 }
 
 int main(void)
@@ -160,6 +385,12 @@ int main(void)
     cmocka_unit_test(test_every_model_same_checksum),
     cmocka_unit_test(test_failures_change_nothing),
     cmocka_unit_test(test_spill_and_oom),
+    cmocka_unit_test(test_budget_below_one_partition),
+    cmocka_unit_test(test_oom_names_the_operator),
+    cmocka_unit_test(test_static_placement_tight_budget),
+    cmocka_unit_test(test_spill_disk_full),
+    cmocka_unit_test(test_corrupt_row_is_named),
+    cmocka_unit_test(test_errored_rows_are_skipped_and_counted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,7 @@
 static const sl_kernel_info kernels[] = {
   {"generate", "rows of row_bytes with deterministic, incompressible content", true, {NULL}},
   {"jpeg_generate", "synthetic images encoded as JPEG (libjpeg-turbo)", true,
-   {"width", "height", "quality", NULL}},
+   {"width", "height", "quality", "corrupt_every", NULL}},
   {"noop", "passes rows through untouched", false, {NULL}},
   {"sleep", "holds the slot for the modelled time, then passes rows on", false, {NULL}},
   {"spin", "busy CPU for the modelled time, then passes rows on", false, {NULL}},

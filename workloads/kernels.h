@@ -183,8 +183,13 @@ typedef struct sl_kernel sl_kernel;
  *   jpeg_generate:    width 256, height 256, quality 90
  *   resize_normalize: width 224, height 224
  *   gemm_classifier:  layers 2, hidden 512, classes 1000
+ *   jpeg_generate:    corrupt_every 0: with K > 0, the rows whose id is
+ *                     K-1, 2K-1, ... come out as corrupt JPEG files (no
+ *                     start-of-image marker), to try a pipeline's handling
+ *                     of bad input (sluice run --max-errored-rows)
  * All must be integers: width/height in [1, 65535], quality in [1, 100],
- * layers in [1, 16], hidden in [1, 65536], classes in [1, 65535].
+ * layers in [1, 16], hidden in [1, 65536], classes in [1, 65535],
+ * corrupt_every in [0, 2^31 - 1].
  */
 typedef struct {
   const sl_param *params;   /**< borrowed; read only by sl_kernel_new() */

@@ -77,6 +77,14 @@ static void paint(uint8_t *px, int w, int h, uint64_t seed, int64_t id)
   }
 }
 
+/* corrupt_every = K: rows K-1, 2K-1, ... are broken on purpose, the same
+ * ones on every run, so that a pipeline's handling of bad input can be
+ * tried. The start-of-image marker is wiped: no decoder takes the row. */
+static bool corrupted(const sl_kernel *k, int64_t id)
+{
+  return k->corrupt_every > 0 && id % k->corrupt_every == k->corrupt_every - 1;
+}
+
 static int jpeg_gen_row(sl_kernel *k, int64_t id, uint32_t split, sl_rows *out)
 {
   jpeg_gen_state *s = k->state;
@@ -92,6 +100,8 @@ static int jpeg_gen_row(sl_kernel *k, int64_t id, uint32_t split, sl_rows *out)
     return sl__kernel_fail(k, SL_EKERNEL, "row %lld: JPEG encoding failed: %s",
                            (long long)id, tjGetErrorStr2(s->tj));
   sl_rows_trim_last(out, size);
+  if (corrupted(k, id))
+    memset(p, 0, 2);
   return 0;
 }
 

@@ -112,6 +112,7 @@ struct sl_kernel {
   int gpu_device;
   const atomic_bool *cancel;
   int width, height, quality, layers, hidden, classes;
+  int corrupt_every;           /**< jpeg_generate: break rows K-1, 2K-1, ...; 0 = none */
   void *state;                 /**< kernel-specific, owned */
   char err[256];
 };

@@ -45,6 +45,7 @@ static const struct {
   {"width", 256, 224, 1, 65535},  {"height", 256, 224, 1, 65535},
   {"quality", 90, 90, 1, 100},    {"layers", 2, 2, 1, 16},
   {"hidden", 512, 512, 1, 65536}, {"classes", 1000, 1000, 1, 65535},
+  {"corrupt_every", 0, 0, 0, INT32_MAX},
 };
 
 /* Writes a message into the optional buffer of sl_kernel_check_args(). */
@@ -108,7 +109,9 @@ invalid:
 static int resolve(sl_kernel *k, const char *name, const sl_kernel_args *a, char *err,
                    size_t errlen)
 {
-  int *slots[] = {&k->width, &k->height, &k->quality, &k->layers, &k->hidden, &k->classes};
+  int *slots[] = {&k->width, &k->height, &k->quality, &k->layers, &k->hidden, &k->classes, &k->corrupt_every};
+  _Static_assert(sizeof slots / sizeof slots[0] == sizeof int_params / sizeof int_params[0],
+                 "one slot per integer parameter");
   for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++) {
     int rc = resolve_int(name, a, (int)i, slots[i], err, errlen);
     if (rc)
