@@ -1,6 +1,41 @@
 #!/usr/bin/env bash
-# Sets up and builds sluice (scripts/setup.sh), then runs the whole test suite.
+# Sets up and builds sluice (scripts/setup.sh), then runs, in order:
+#   1. the whole test suite (CTest), in build/;
+#   2. the whole suite again under AddressSanitizer and UndefinedBehavior-
+#      Sanitizer, in build-asan/ (leaks, overflows, use after free, UB);
+#   3. the executor's tests under ThreadSanitizer, in build-tsan/;
+#   4. the regression benchmarks against the committed bench/baseline.csv
+#      (`sluice bench`): a simulated result that changed or a slower
+#      scheduler fails here unless the baseline was updated with it.
+# Arguments go to the first ctest (e.g. -R core). SLUICE_QUICK=1 stops
+# after step 1.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${SLUICE_BUILD_DIR:-$here/build}
+jobs=$(nproc)
 "$here/scripts/setup.sh"
-ctest --test-dir "${SLUICE_BUILD_DIR:-$here/build}" --output-on-failure -j"$(nproc)" "$@"
+
+step() { echo; echo "== $*"; }
+
+step "tests"
+ctest --test-dir "$build" --output-on-failure -j"$jobs" "$@"
+[ "${SLUICE_QUICK:-0}" = 1 ] && exit 0
+
+# DIR SANITIZERS [TARGET]: configures and builds a sanitized tree.
+sanitized_build() {
+  cmake -S "$here" -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_WITH_CUDA=OFF \
+    -DSLUICE_SANITIZE="$2" >/dev/null
+  cmake --build "$1" -j"$jobs" ${3:+--target "$3"} >/dev/null
+}
+
+step "tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+sanitized_build "$here/build-asan" address,undefined
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir "$here/build-asan" --output-on-failure -j"$jobs"
+
+step "executor tests under ThreadSanitizer"
+sanitized_build "$here/build-tsan" thread test_executor
+(cd "$here/build-tsan/tests" && TSAN_OPTIONS=halt_on_error=1 ./test_executor)
+
+step "regression benchmarks (sluice bench)"
+"$build/sluice" bench

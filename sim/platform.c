@@ -194,9 +194,18 @@ void sl_sim_platform_configure(void)
   sg_cfg_set_string("network/model", "CM02");
   sg_cfg_set_double("network/TCP-gamma", 0);
   sg_cfg_set_boolean("network/crosstraffic", "no");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  /* Sanitizers cannot follow SimGrid's own stack switching (Debian's
+   * SimGrid is built without their annotations) and triple stack frames:
+   * actors become threads with room to spare. Slow, and only in those
+   * builds. */
+  sg_cfg_set_string("contexts/factory", "thread");
+  sg_cfg_set_int("contexts/stack-size", 4096);
+#else
   /* The core and the recorder run on actor stacks: 256 KiB is plenty, and
    * 15,000 workers of the default 8 MiB would waste address space. */
   sg_cfg_set_int("contexts/stack-size", 256);
+#endif
 }
 
 /* ------------------------------------------------------- reading back XML */
