@@ -28,6 +28,13 @@ int sl_cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
 
 /**
+ * @brief Names the running command and its usage (both static strings), so
+ *        that the helpers below report an argument naming no spec as a
+ *        usage error of that command. Without it they print one line.
+ */
+void sl_cli_set_command(const char *cmd, const char *usage);
+
+/**
  * @brief Finds a spec: @p arg as a path, else a built-in name under the
  *        data directory (workloads/NAME.ini or workloads/clusters/NAME.ini).
  *        Writes the path into @p out; false when nothing exists.

@@ -16,6 +16,7 @@ int sl_cmd_bound(int argc, char **argv)
   const char *cluster_arg = NULL;
   bool csv = false;
   int ch;
+  sl_cli_set_command("bound", USAGE);
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {

@@ -29,7 +29,7 @@ static int write_file(const char *path, const sl_sim_costs *c, const char *sourc
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (!f) {
-    fprintf(stderr, "sluice calibrate: %s: %s\n", tmp, strerror(errno));
+    fprintf(stderr, "sluice calibrate: %s: cannot write: %s\n", path, strerror(errno));
     return SL_EXIT_USAGE;
   }
   int rc = sl_sim_costs_write(c, source, workload, f);

@@ -12,6 +12,7 @@ int sl_cmd_plan(int argc, char **argv)
     {"cluster", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
   const char *cluster_arg = NULL;
   int ch;
+  sl_cli_set_command("plan", USAGE);
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {

@@ -87,6 +87,7 @@ int sl_cmd_run(int argc, char **argv)
   sl_exec_opts eo;
   sl_exec_opts_default(&eo);
   int ch;
+  sl_cli_set_command("run", USAGE);
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "c:m:M:F:f:o:r:k:s:e:t:qh", opts, NULL)) != -1) {

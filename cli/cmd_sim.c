@@ -60,7 +60,7 @@ enum {
 typedef struct {
   const char *workload, *cluster, *platform, *model, *fail, *costs, *out;
   double memory, ratio, mtbf, repair, ck_interval, ck_cost, restart, sample, limit, spill;
-  bool oom, no_tasks, quiet, have_seed;
+  bool oom, no_tasks, quiet, have_seed, have_repair;
   uint64_t seed;
 } args;
 
@@ -73,6 +73,14 @@ static int parse_time_opt(const char *name, const char *v, double *out)
 {
   if (sl_parse_time(v, out) < 0 || *out < 0)
     return sl_cli_usage_error("sim", USAGE, "%s: '%s' is not a time (e.g. 15s, 500ms, 15min)", name, v);
+  return 0;
+}
+
+/* A period or a limit of zero means nothing: say so rather than ignore it. */
+static int parse_positive_time(const char *name, const char *v, double *out)
+{
+  if (sl_parse_time(v, out) < 0 || !(*out > 0))
+    return sl_cli_usage_error("sim", USAGE, "%s: '%s' is not a time above zero (e.g. 15s, 500ms, 15min)", name, v);
   return 0;
 }
 
@@ -113,13 +121,15 @@ static int parse_option(int ch, args *a)
     if (sl_parse_bandwidth(optarg, &a->spill) < 0 || a->spill <= 0)
       return bad("--spill-bandwidth: '%s' is not a bandwidth (e.g. 500MB/s)", optarg);
     return 0;
-  case O_MTBF: return parse_time_opt("--mtbf", optarg, &a->mtbf);
-  case O_REPAIR: return parse_time_opt("--repair", optarg, &a->repair);
+  case O_MTBF: return parse_positive_time("--mtbf", optarg, &a->mtbf);
+  case O_REPAIR:
+    a->have_repair = true;
+    return parse_time_opt("--repair", optarg, &a->repair);
   case O_CK_INTERVAL: return parse_time_opt("--checkpoint-interval", optarg, &a->ck_interval);
   case O_CK_COST: return parse_time_opt("--checkpoint-cost", optarg, &a->ck_cost);
   case O_RESTART: return parse_time_opt("--restart-cost", optarg, &a->restart);
-  case O_SAMPLE: return parse_time_opt("--sample", optarg, &a->sample);
-  case O_LIMIT: return parse_time_opt("--time-limit", optarg, &a->limit);
+  case O_SAMPLE: return parse_positive_time("--sample", optarg, &a->sample);
+  case O_LIMIT: return parse_positive_time("--time-limit", optarg, &a->limit);
   default: return bad("unknown or incomplete option '%s'", optarg ? optarg : "?");
   }
 }
@@ -144,6 +154,7 @@ static int parse_args(int argc, char **argv, args *a)
   a->ck_interval = -1;
   a->ck_cost = a->restart = -1;
   int ch;
+  sl_cli_set_command("sim", USAGE);
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -161,6 +172,8 @@ static int parse_args(int argc, char **argv, args *a)
     return bad("%s", optind >= argc ? "missing WORKLOAD" : "too many arguments");
   if (a->cluster && a->platform)
     return bad("%s", "--cluster and --platform are exclusive");
+  if (a->have_repair && a->mtbf <= 0)
+    return bad("%s", "--repair applies to the random losses of --mtbf, which is not given");
   a->workload = argv[optind];
   return 0;
 }

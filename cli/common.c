@@ -22,6 +22,23 @@ int sl_cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
   return SL_EXIT_USAGE;
 }
 
+static const char *current_cmd, *current_usage;
+
+void sl_cli_set_command(const char *cmd, const char *usage)
+{
+  current_cmd = cmd;
+  current_usage = usage;
+}
+
+/* An argument that names nothing: a usage error of the running command. */
+static int no_such_spec(const char *what, const char *arg, const char *hint)
+{
+  if (current_cmd)
+    return sl_cli_usage_error(current_cmd, current_usage, "no %s '%s' (%s)", what, arg, hint);
+  fprintf(stderr, "sluice: no %s '%s' (%s)\n", what, arg, hint);
+  return SL_EXIT_USAGE;
+}
+
 bool sl_cli_is_help(const char *s)
 {
   return strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0;
@@ -50,10 +67,8 @@ bool sl_cli_find_spec(const char *arg, bool cluster, char *out, size_t n)
 int sl_cli_load_workload(const char *arg, sl_workload *w)
 {
   char path[512], err[512];
-  if (!sl_cli_find_spec(arg, false, path, sizeof path)) {
-    fprintf(stderr, "sluice: no workload '%s' (neither a file nor a built-in under workloads/)\n", arg);
-    return SL_EXIT_USAGE;
-  }
+  if (!sl_cli_find_spec(arg, false, path, sizeof path))
+    return no_such_spec("workload", arg, "neither a file nor a built-in under workloads/");
   if (sl_workload_load(path, w, err, sizeof err) < 0) {
     fprintf(stderr, "%s\n", err);
     return SL_EXIT_USAGE;
@@ -77,10 +92,10 @@ int sl_cli_load_cluster(const char *arg, const sl_workload *w, sl_cluster *c)
       found = sl_cli_find_spec(name, true, path, sizeof path);
     }
   }
-  if (!found) {
-    fprintf(stderr, "sluice: no cluster '%s'; give one with --cluster\n", arg ? arg : w->name);
-    return SL_EXIT_USAGE;
-  }
+  if (!found)
+    return no_such_spec("cluster", arg ? arg : w->name,
+                        arg ? "neither a file nor a built-in under workloads/clusters/"
+                            : "no built-in named like the workload; give one with --cluster");
   if (sl_cluster_load(path, c, err, sizeof err) < 0) {
     fprintf(stderr, "%s\n", err);
     return SL_EXIT_USAGE;
