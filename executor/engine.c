@@ -315,15 +315,12 @@ static bool drain(engine *e, worker *self)
 
 /* --------------------------------------------------------------- kernels */
 
-static sl_kernel *kernel_for(worker *w, int op, int member)
+/* What member @p member of operator @p op is built from on @p node. */
+static void kernel_args(const engine *e, int op, int member, int node, sl_kernel_args *out)
 {
-  engine *e = w->e;
-  sl_kernel **slot = &w->kernels[op][member];
-  if (*slot)
-    return *slot;
   const sl_pop *pop = &e->plan->ops[op];
   const sl_op_spec *spec = &e->plan->workload->ops[pop->first + member];
-  const sl_node_group *g = sl_cluster_node_group(e->cluster, w->node);
+  const sl_node_group *g = sl_cluster_node_group(e->cluster, node);
   double speed = (pop->gpu > 0 ? g->gpu_speed : g->cpu_speed) / e->opts->time_scale;
   sl_kernel_args a = {0};
   a.params = spec->params;
@@ -341,9 +338,42 @@ static sl_kernel *kernel_for(worker *w, int op, int member)
   }
   a.gpu_slot = pop->gpu > 0;
   a.gpu_device = 0;
+  *out = a;
+}
+
+static sl_kernel *kernel_for(worker *w, int op, int member)
+{
+  engine *e = w->e;
+  sl_kernel **slot = &w->kernels[op][member];
+  if (*slot)
+    return *slot;
+  const sl_op_spec *spec = &e->plan->workload->ops[e->plan->ops[op].first + member];
+  sl_kernel_args a;
+  kernel_args(e, op, member, w->node, &a);
   a.cancel = &w->cancel;
   *slot = sl_kernel_new(spec->kernel, &a);
   return *slot;
+}
+
+/* Every kernel's parameters, checked before anything runs: a value out of
+ * range is an error in the spec, to be reported at its line, not a task
+ * failure half-way through the run. */
+static int check_kernels(const engine *e, char *err, size_t errlen)
+{
+  const sl_workload *w = e->plan->workload;
+  char why[256];
+  for (int op = 0; op < e->plan->nops; op++)
+    for (int m = 0; m < e->plan->ops[op].nfused; m++) {
+      const sl_op_spec *spec = &w->ops[e->plan->ops[op].first + m];
+      sl_kernel_args a;
+      kernel_args(e, op, m, 0, &a);
+      if (sl_kernel_check_args(spec->kernel, &a, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s:%d: operator '%s', kernel '%s': %s", w->path, spec->line, spec->name,
+                 spec->kernel, why);
+        return SL_EINVAL;
+      }
+    }
+  return 0;
 }
 
 /* ------------------------------------------------------------ the task */
@@ -1026,6 +1056,8 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   snprintf(spill, sizeof spill, "%s", opts->spill_dir ? opts->spill_dir : "");
   if (!opts->spill_dir)
     snprintf(spill, sizeof spill, "%s/spill", opts->out_dir);
+  if ((rc = check_kernels(&e, err, errlen)) < 0)
+    goto out_destroy;
   e.core = sl_core_new(plan, cluster, &opts->core, cerr, sizeof cerr);
   if (!e.core) {
     snprintf(err, errlen, "%s", cerr);
