@@ -1126,6 +1126,12 @@ static void free_sim(sim *s)
   sl_core_free(s->core);
   sl_recorder_free(s->rec);
   free(s->nodes);
+  /* the simulation is over (or never ran): no actor waits on these now */
+  for (int i = 0; s->slots && i < s->nslots; i++)
+    if (s->slots[i].wake)
+      sg_sem_destroy(s->slots[i].wake);
+  if (s->driver_sem)
+    sg_sem_destroy(s->driver_sem);
   for (int i = 0; s->slots && i < s->nslots; i++)
     free(s->slots[i].in);
   free(s->slots);
@@ -1204,6 +1210,7 @@ static void child(const sl_sim_opts *o, int fd)
     p += n;
     left -= (size_t)n;
   }
+  free(r);
   _exit(0); /* skip SimGrid's teardown of thousands of actors */
 }
 
