@@ -381,7 +381,7 @@ static const sl__key *sl__find_key(const sl__key *keys, const char *name)
 
 static int sl__parse_typed(sl__type type, const char *value, double *v)
 {
-  int64_t i;
+  int64_t i = 0; /* read below even when the parse fails */
   int rc;
   switch (type) {
   case SL__T_TIME:
@@ -447,8 +447,10 @@ static int sl__set_field(sl__ini *ini, const sl__key *k, void *record, const cha
     int i = (int)v;
     memcpy(field, &i, sizeof i);
   } else if (k->type == SL__T_INT64) {
-    int64_t i = (int64_t)v;
-    sl_parse_int(value, &i); /* exact, where a double would round past 2^53 */
+    /* From the text, exact, where a double rounds past 2^53 (and 2^63 - 1
+     * rounds to 2^63, which no int64_t holds); it parsed above. */
+    int64_t i = 0;
+    sl_parse_int(value, &i);
     memcpy(field, &i, sizeof i);
   } else {
     v *= k->scale;
