@@ -2,20 +2,18 @@
 #include <csv.h>
 #include <errno.h>
 #include <getopt.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "gnuplot.h"
 
 #ifndef SL_DATA_DIR
 #define SL_DATA_DIR "."
 #endif
 
-extern char **environ;
 
 static const char *USAGE = "sluice plot RUN_DIR [--out FILE.png]";
 
@@ -133,74 +131,6 @@ static const char *summary_get(const summary_info *si, const char *name)
   return "";
 }
 
-/* Appends name='value' to a gnuplot -e string, doubling quotes as gnuplot's
- * single-quoted strings want. */
-static void gp_string(char *e, size_t n, const char *name, const char *value)
-{
-  size_t len = strlen(e);
-  len += snprintf(e + len, len < n ? n - len : 0, "%s='", name);
-  for (const char *p = value; *p && len + 3 < n; p++) {
-    e[len++] = *p;
-    if (*p == '\'')
-      e[len++] = '\'';
-  }
-  snprintf(e + len, len < n ? n - len : 0, "'; ");
-}
-
-/* Runs gnuplot -e EXPR SCRIPT and returns its exit status (127: not found). */
-static int run_gnuplot(const char *expr, const char *script)
-{
-  char *argv[] = {"gnuplot", "-e", (char *)expr, (char *)script, NULL};
-  pid_t pid;
-  int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
-  if (rc != 0)
-    return 127;
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return 127;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-static bool non_empty(const char *path)
-{
-  struct stat st;
-  return stat(path, &st) == 0 && st.st_size > 0;
-}
-
-/* Draws one file: gnuplot writes a hidden temporary beside FINAL, which is
- * renamed only when gnuplot succeeded and left a non-empty file (gnuplot
- * leaves an empty one when it gives up, e.g. on an invalid x range). */
-static int draw(const char *base_expr, const char *term, const char *script, const char *final)
-{
-  char tmp[1200], expr[16384];
-  const char *slash = strrchr(final, '/');
-  if (slash)
-    snprintf(tmp, sizeof tmp, "%.*s/.%s.tmp", (int)(slash - final), final, slash + 1);
-  else
-    snprintf(tmp, sizeof tmp, ".%s.tmp", final);
-  snprintf(expr, sizeof expr, "%s", base_expr);
-  gp_string(expr, sizeof expr, "term", term);
-  gp_string(expr, sizeof expr, "out", tmp);
-  int rc = run_gnuplot(expr, script);
-  if (rc == 127) {
-    unlink(tmp);
-    fprintf(stderr, "sluice plot: cannot run gnuplot (install gnuplot-nox)\n");
-    return SL_EXIT_FAILED;
-  }
-  if (rc != 0 || !non_empty(tmp)) {
-    unlink(tmp);
-    fprintf(stderr, "sluice plot: gnuplot failed (exit %d) drawing %s\n", rc, final);
-    return SL_EXIT_FAILED;
-  }
-  if (rename(tmp, final) != 0) {
-    fprintf(stderr, "sluice plot: %s: %s\n", final, strerror(errno));
-    unlink(tmp);
-    return SL_EXIT_FAILED;
-  }
-  return SL_EXIT_OK;
-}
-
 static bool parent_exists(const char *file)
 {
   char dir[1024];
@@ -210,15 +140,6 @@ static bool parent_exists(const char *file)
   snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file);
   struct stat st;
   return dir[0] == 0 || (stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
-}
-
-static bool find_script(char *out, size_t n)
-{
-  snprintf(out, n, "%s/plots/run.gp", SL_DATA_DIR);
-  if (access(out, R_OK) == 0)
-    return true;
-  snprintf(out, n, "plots/run.gp");
-  return access(out, R_OK) == 0;
 }
 
 /* The -e string shared by the PNG and the SVG. */
@@ -236,12 +157,12 @@ static void build_expr(char *e, size_t n, const char *timeline, const header_inf
   else
     snprintf(title, sizeof title, "%.300s", timeline);
   e[0] = 0;
-  gp_string(e, n, "data", timeline);
-  gp_string(e, n, "title", title);
-  gp_string(e, n, "opcols", h->opcols);
-  gp_string(e, n, "opnames", h->opnames);
-  gp_string(e, n, "nodecols", h->nodecols);
-  gp_string(e, n, "munit", gb ? "GB" : "MB");
+  sl_gnuplot_string(e, n, "data", timeline);
+  sl_gnuplot_string(e, n, "title", title);
+  sl_gnuplot_string(e, n, "opcols", h->opcols);
+  sl_gnuplot_string(e, n, "opnames", h->opnames);
+  sl_gnuplot_string(e, n, "nodecols", h->nodecols);
+  sl_gnuplot_string(e, n, "munit", gb ? "GB" : "MB");
   size_t len = strlen(e);
   snprintf(e + len, n - len, "budget=%.17g; mscale=%s; ", budget, gb ? "1e9" : "1e6");
 }
@@ -289,7 +210,7 @@ int sl_cmd_plot(int argc, char **argv)
     return sl_cli_usage_error("plot", USAGE, "--out: '%s' does not end in .png", png);
   if (!parent_exists(png))
     return sl_cli_usage_error("plot", USAGE, "--out: the folder of '%s' does not exist", png);
-  if (!find_script(script, sizeof script)) {
+  if (!sl_gnuplot_find_script("run.gp", script, sizeof script)) {
     fprintf(stderr, "sluice plot: plots/run.gp not found under %s or here\n", SL_DATA_DIR);
     return SL_EXIT_FAILED;
   }
@@ -303,9 +224,9 @@ int sl_cmd_plot(int argc, char **argv)
 
   static char expr[16384];
   build_expr(expr, sizeof expr, timeline, &h, &si);
-  int rc = draw(expr, "png", script, png);
+  int rc = sl_gnuplot_draw("plot", expr, "png", script, png);
   if (rc == SL_EXIT_OK)
-    rc = draw(expr, "svg", script, svg);
+    rc = sl_gnuplot_draw("plot", expr, "svg", script, svg);
   if (rc == SL_EXIT_OK)
     printf("%s\n%s\n", png, svg);
   return rc;

@@ -29,7 +29,7 @@ void sl_gnuplot_string(char *e, size_t n, const char *name, const char *value)
 
 bool sl_gnuplot_find_script(const char *name, char *out, size_t n)
 {
-  const char *dirs[] = {".", SL_DATA_DIR};
+  const char *dirs[] = {SL_DATA_DIR, "."};
   for (int i = 0; i < 2; i++) {
     snprintf(out, n, "%s/plots/%s", dirs[i], name);
     if (access(out, R_OK) == 0)

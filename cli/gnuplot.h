@@ -17,8 +17,8 @@
 void sl_gnuplot_string(char *e, size_t n, const char *name, const char *value);
 
 /**
- * @brief Finds plots/NAME under the current directory or the data
- *        directory; false when neither has it.
+ * @brief Finds plots/NAME under the source tree sluice was built from, else
+ *        under the current directory; false when neither has it.
  */
 bool sl_gnuplot_find_script(const char *name, char *out, size_t n);
 

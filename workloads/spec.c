@@ -876,7 +876,8 @@ static int sl__cl_group(sl__cl_parser *p, const char *name, int line)
   sl_node_group *g = &c->groups[c->ngroups++];
   *g = (sl_node_group){.line = line, .count = 1, .cpu_speed = 1, .gpu_speed = 1,
                        .nic_bps = 10e9 / 8}; /* 10 Gbps: a common cloud NIC */
-  snprintf(g->name, sizeof g->name, "%s", name);
+  /* sl__check_name() has bounded the length; the precision tells the compiler. */
+  snprintf(g->name, sizeof g->name, "%.*s", (int)sizeof g->name - 1, name);
   p->group = g;
   return 0;
 }
