@@ -7,7 +7,8 @@
 #      test_fault_matrix cover, at more sizes, and ASan's shadow mapping of
 #      its large rows makes it take seven minutes there;
 #   3. the executor's tests under ThreadSanitizer, in build-tsan/;
-#   4. the regression benchmarks against the committed bench/baseline.csv
+#   4. valgrind memcheck on a short run of each engine (tests/valgrind.sh);
+#   5. the regression benchmarks against the committed bench/baseline.csv
 #      (`sluice bench`): a simulated result that changed or a slower
 #      scheduler fails here unless the baseline was updated with it.
 # Arguments go to the first ctest (e.g. -R core). SLUICE_QUICK=1 stops
@@ -39,6 +40,9 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 step "executor tests under ThreadSanitizer"
 sanitized_build "$here/build-tsan" thread test_executor
 (cd "$here/build-tsan/tests" && TSAN_OPTIONS=halt_on_error=1 ./test_executor)
+
+step "valgrind memcheck: one run of each engine"
+bash "$here/tests/valgrind.sh" "$build/sluice" "$here"
 
 step "regression benchmarks (sluice bench)"
 "$build/sluice" bench
