@@ -40,7 +40,6 @@ typedef struct {
   bool *committed;  /* per split, as of the last checkpoint */
   int32_t *mixed_with; /* per split: union-find of splits whose rows share a partition */
   double next_checkpoint, paused_until;
-  double rolled_back_at;
 } placement;
 
 static placement *pl(const sl_core *c)
@@ -419,7 +418,6 @@ int sl__static_init(sl_core *c, char *err, size_t errlen)
     if (sl__idq_push(&p->pending, (uint32_t)s) < 0)
       goto out_nomem;
   p->next_checkpoint = c->opts.checkpoint_interval_s;
-  p->rolled_back_at = -1;
   if (place(c) < 0)
     goto out_nomem;
   if (!every_op_placed(c)) {
@@ -501,9 +499,6 @@ static void commit_finished_splits(sl_core *c)
 static void rollback(sl_core *c, double now)
 {
   placement *p = pl(c);
-  if (p->rolled_back_at == now)
-    return; /* one rollback covers every event of the same instant */
-  p->rolled_back_at = now;
   sl_decision d = {.kind = SL_DEC_ROLLBACK, .task = SL_NONE, .part = SL_NONE,
                    .keep_split = p->committed};
   sl__push(c, &d);
@@ -541,10 +536,14 @@ static double stream_target(const sl_core *c, int op)
   return c->plan->target_partition_bytes;
 }
 
+/* Every failure rolls back, even one at the instant of the last rollback:
+ * the attempts launched since then die with it and must be replayed too.
+ * A task that dies with its node waits for the one rollback of the node's
+ * loss (sl_core_node_lost() marks the node dead before failing its tasks). */
 static bool stream_task_failed(sl_core *c, double now, sl__task *t)
 {
-  (void)t;
-  rollback(c, now);
+  if (c->nodes[t->node].alive)
+    rollback(c, now);
   return true;
 }
 
