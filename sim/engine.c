@@ -69,6 +69,7 @@ typedef struct {
   bool busy;        /* the core holds the slot for task */
   bool waiting;     /* an emission was refused: RESUME pending */
   bool doomed;      /* a kill found nothing running: this attempt dies at start */
+  int draining;     /* the worker is handling decisions (drain()): it must not be killed */
   int pulling_from; /* node whose bytes the worker receives now, -1 */
   sl_task_id task;
   uint32_t origin;
@@ -118,6 +119,7 @@ struct sim_s {
   slot_t *slots;
   int nslots;
   sg_host_t storage, driver_host;
+  sg_actor_t driver;
   /* the driver's sleep: workers wake it when the core wants a tick sooner */
   sg_sem_t driver_sem;
   bool driver_signalled, in_driver;
@@ -446,7 +448,9 @@ static void kill_attempt(sim *s, slot_t *w, sl_task_status status, double now)
   record(s, w, status, now);
   w->busy = w->waiting = false;
   w->pulling_from = -1;
-  if (!w->actor || is_self(w))
+  /* A worker handling decisions, suspended in one of their simcalls, would
+   * die with the rest of them unhandled: it drops the attempt itself. */
+  if (!w->actor || is_self(w) || w->draining)
     return; /* the worker sees it is no longer busy and drops the attempt */
   sg_actor_kill(w->actor);
   sg_actor_unref(w->actor);
@@ -519,12 +523,24 @@ static void notify_driver(sim *s)
   }
 }
 
+/* Decisions take effect through simcalls (kills, spawns, semaphores), and
+ * a simcall lets other actors run, which may drain the rest of the queue:
+ * several actors may be draining at one instant. The worker slots among
+ * them are marked, so that none is killed with decisions in hand. */
 static void drain(sim *s, double now)
 {
+  sg_actor_t self = sg_actor_self();
+  slot_t *me = self == s->driver ? NULL : sg_actor_self_get_data();
+  if (me && me->actor != self)
+    me = NULL;
+  if (me)
+    me->draining++;
   sl_decision d;
   while (sl_core_next(s->core, &d))
     handle(s, &d, now);
   notify_driver(s);
+  if (me)
+    me->draining--;
 }
 
 /* ---------------------------------------------------------------- worker */
@@ -714,6 +730,14 @@ static void lose_node(sim *s, int n, double now)
   node_t *nd = &s->nodes[n];
   if (!nd->alive)
     return;
+  /* its workers in the middle of a drain finish it first (no time passes) */
+  for (bool draining = true; draining;) {
+    draining = false;
+    for (int k = 0; k < nd->nslots; k++)
+      draining |= nd->slots[k].draining > 0;
+    if (draining)
+      sg_actor_yield();
+  }
   sl_task_id *victims = NULL;
   int nvictims = 0;
   for (int i = 0; i < s->nslots; i++) {
@@ -1173,6 +1197,7 @@ static void simulate(const sl_sim_opts *o, sl_sim_result *r)
     goto out;
   s.driver_sem = sg_sem_init(0);
   sg_actor_t d = sg_actor_init("driver", s.driver_host);
+  s.driver = d;
   sg_actor_set_data(d, &s);
   sg_actor_start(d, driver_main, 0, NULL);
   double t0 = now_wall();
