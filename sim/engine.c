@@ -70,6 +70,9 @@ typedef struct {
   bool waiting;     /* an emission was refused: RESUME pending */
   bool doomed;      /* a kill found nothing running: this attempt dies at start */
   int draining;     /* the worker is handling decisions (drain()): it must not be killed */
+  bool settled;     /* the worker actor has started (daemonized) */
+  bool parked;      /* the worker waits on wake */
+  int tokens;       /* wake releases it has not consumed yet */
   int pulling_from; /* node whose bytes the worker receives now, -1 */
   sl_task_id task;
   uint32_t origin;
@@ -379,8 +382,28 @@ static bool is_self(const slot_t *w)
 static void wake(slot_t *w)
 {
   /* a worker handed work by its own drain needs no wake-up */
-  if (w->actor && !is_self(w))
+  if (w->actor && !is_self(w)) {
+    w->tokens++;
     sg_sem_release(w->wake);
+  }
+}
+
+/* Waits on the slot's semaphore until wake() releases it. */
+static void park(slot_t *w)
+{
+  w->parked = true;
+  sg_sem_acquire(w->wake);
+  w->parked = false;
+  w->tokens--;
+}
+
+/* Whether the worker of @p w sits where its host may be turned off: not in
+ * the middle of decisions, started, and not about to get out of a wait
+ * that a token already answered. An actor caught in such a simcall when
+ * its host goes off outlives it as a zombie. */
+static bool settled(const slot_t *w)
+{
+  return !w->actor || (w->draining == 0 && w->settled && !(w->parked && w->tokens > 0));
 }
 
 static void on_launch(sim *s, const sl_decision *d, double now)
@@ -626,7 +649,7 @@ static bool emit_next(slot_t *w, sl_task_id task)
       w->waiting = true;
       drain(s, now);
       while (w->waiting && still_mine(w, task))
-        sg_sem_acquire(w->wake);
+        park(w);
       if (!still_mine(w, task))
         return false;
       continue;
@@ -703,9 +726,10 @@ static void worker_main(int argc, char **argv)
   (void)argv;
   slot_t *w = sg_actor_self_get_data();
   sg_actor_daemonize(sg_actor_self());
+  w->settled = true;
   for (;;) {
     while (!w->busy || w->s->done)
-      sg_sem_acquire(w->wake);
+      park(w);
     run_attempt(w);
   }
 }
@@ -717,8 +741,10 @@ static void spawn_worker(sim *s, slot_t *w)
   sg_actor_t a = sg_actor_init(name, s->nodes[w->node].cpu);
   sg_actor_set_data(a, w);
   sg_actor_ref(a); /* kept valid until we let go of it */
+  w->settled = w->parked = false;
+  w->tokens = sg_sem_get_capacity(w->wake); /* what a killed actor left */
+  w->actor = a; /* before it runs: it finds itself in its slot */
   sg_actor_start(a, worker_main, 0, NULL);
-  w->actor = a;
 }
 
 /* ---------------------------------------------------------------- faults */
@@ -730,13 +756,15 @@ static void lose_node(sim *s, int n, double now)
   node_t *nd = &s->nodes[n];
   if (!nd->alive)
     return;
-  /* its workers in the middle of a drain finish it first (no time passes) */
-  for (bool draining = true; draining;) {
-    draining = false;
+  /* Its workers in the middle of a drain finish it first, and every one
+   * settles where the loss kills it cleanly (no simulated time passes). */
+  for (int round = 0; round < 1000; round++) {
+    bool waiting = false;
     for (int k = 0; k < nd->nslots; k++)
-      draining |= nd->slots[k].draining > 0;
-    if (draining)
-      sg_actor_yield();
+      waiting |= !settled(&nd->slots[k]);
+    if (!waiting)
+      break;
+    sg_actor_yield();
   }
   sl_task_id *victims = NULL;
   int nvictims = 0;
