@@ -46,8 +46,8 @@ static int replay_file(const char *path)
     rc = -1;
     goto free_buf;
   }
-  /* libFuzzer hands over exactly size bytes; so do we, in a buffer of that size
-   * when the sanitizers watch, so an overread shows here too */
+  /* As libFuzzer does, hand over a buffer of exactly the input's size, so
+   * that a sanitized build sees a harness that reads past it. */
   uint8_t *exact = malloc(len ? len : 1);
   if (!exact) {
     rc = -1;
