@@ -305,8 +305,13 @@ static bool drain(engine *e, worker *self)
       pthread_cond_signal(&e->main_cv);
       break;
     case SL_DEC_FAIL:
-      fail_job(e, d.code, "%s", d.code == SL_EOOM ? "the partition store is full and spilling is off (--on-full oom)"
-                                                   : sl_strerror(d.code));
+      if (d.code == SL_EOOM)
+        fail_job(e, d.code, "the partition store is full and spilling is off (--on-full oom)");
+      else if (d.code == SL_ESTALL && sl_core_stuck_op(e->core) >= 0)
+        fail_job(e, d.code, "%s; operator '%s' is stuck", sl_strerror(d.code),
+                 e->plan->ops[sl_core_stuck_op(e->core)].name);
+      else
+        fail_job(e, d.code, "%s", sl_strerror(d.code));
       break;
     }
   }
@@ -1009,16 +1014,11 @@ static void supervise(engine *e)
       last_rows = progress_mark;
       last_change = now;
     } else if (o->stall_timeout_s > 0 && now - last_change > o->stall_timeout_s) {
-      int stuck = 0;
-      int64_t most = -1;
-      for (int i = 0; i < e->plan->nops; i++) {
-        sl_core_op_stats os;
-        sl_core_get_op_stats(e->core, i, &os);
-        if (os.running + os.queued_parts > most) {
-          most = os.running + os.queued_parts;
-          stuck = i;
-        }
-      }
+      /* The core knows which operator holds the job up (channels and
+       * partitions with nowhere to go included); the simulator asks it too. */
+      int stuck = sl_core_stuck_op(e->core);
+      if (stuck < 0)
+        stuck = 0;
       fail_job(e, SL_ESTALL, "no progress for %.1f s; operator '%s' is stuck", now - last_change,
                e->plan->ops[stuck].name);
     }
