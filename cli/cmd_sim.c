@@ -20,7 +20,8 @@ static const char *USAGE =
   "                  [--on-full spill|oom] [--reservation-ratio R] [--fail SCHEDULE]\n"
   "                  [--mtbf TIME [--repair TIME]] [--seed N] [--costs FILE] [--spill-bandwidth BW]\n"
   "                  [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
-  "                  [--sample TIME] [--time-limit TIME] [--out DIR] [--no-tasks] [--quiet]";
+  "                  [--sample TIME] [--time-limit TIME] [--stall-timeout TIME] [--out DIR]\n"
+  "                  [--no-tasks] [--quiet]";
 
 static const char *HELP =
   "Replays the plan of WORKLOAD on a simulated cluster: SimGrid supplies time,\n"
@@ -47,6 +48,9 @@ static const char *HELP =
   "  --checkpoint-interval, --checkpoint-cost, --restart-cost TIME   the stream model's\n"
   "  --sample TIME         timeline period (default 1% of the bound)\n"
   "  --time-limit TIME     stop the simulation there (default 50 x bound + 1 h)\n"
+  "  --stall-timeout TIME  fail a run that delivers no row and finishes no task for this\n"
+  "                        much simulated time, naming the operator that holds it up\n"
+  "                        (default 0: only the time limit)\n"
   "  --no-tasks            no tasks.csv rows (huge runs)\n"
   "  --quiet               print nothing but errors\n"
   "\n"
@@ -54,12 +58,12 @@ static const char *HELP =
 
 enum {
   O_CLUSTER = 256, O_PLATFORM, O_MODEL, O_MEMORY, O_ON_FULL, O_RATIO, O_FAIL, O_MTBF, O_REPAIR, O_SEED, O_COSTS,
-  O_CK_INTERVAL, O_CK_COST, O_RESTART, O_SAMPLE, O_LIMIT, O_OUT, O_NO_TASKS, O_QUIET, O_SPILL, O_HELP
+  O_CK_INTERVAL, O_CK_COST, O_RESTART, O_SAMPLE, O_LIMIT, O_STALL, O_OUT, O_NO_TASKS, O_QUIET, O_SPILL, O_HELP
 };
 
 typedef struct {
   const char *workload, *cluster, *platform, *model, *fail, *costs, *out;
-  double memory, ratio, mtbf, repair, ck_interval, ck_cost, restart, sample, limit, spill;
+  double memory, ratio, mtbf, repair, ck_interval, ck_cost, restart, sample, limit, spill, stall;
   bool oom, no_tasks, quiet, have_seed, have_repair;
   uint64_t seed;
 } args;
@@ -130,6 +134,7 @@ static int parse_option(int ch, args *a)
   case O_RESTART: return parse_time_opt("--restart-cost", optarg, &a->restart);
   case O_SAMPLE: return parse_positive_time("--sample", optarg, &a->sample);
   case O_LIMIT: return parse_positive_time("--time-limit", optarg, &a->limit);
+  case O_STALL: return parse_positive_time("--stall-timeout", optarg, &a->stall);
   default: return bad("unknown or incomplete option '%s'", optarg ? optarg : "?");
   }
 }
@@ -145,6 +150,7 @@ static int parse_args(int argc, char **argv, args *a)
     {"costs", required_argument, NULL, O_COSTS}, {"checkpoint-interval", required_argument, NULL, O_CK_INTERVAL},
     {"checkpoint-cost", required_argument, NULL, O_CK_COST}, {"restart-cost", required_argument, NULL, O_RESTART},
     {"sample", required_argument, NULL, O_SAMPLE}, {"time-limit", required_argument, NULL, O_LIMIT},
+    {"stall-timeout", required_argument, NULL, O_STALL},
     {"out", required_argument, NULL, O_OUT}, {"no-tasks", no_argument, NULL, O_NO_TASKS},
     {"quiet", no_argument, NULL, O_QUIET}, {"spill-bandwidth", required_argument, NULL, O_SPILL},
     {"help", no_argument, NULL, O_HELP}, {0}};
@@ -294,6 +300,7 @@ static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const 
   o.seed = a->have_seed ? a->seed : w->seed;
   o.sample_interval_s = a->sample;
   o.time_limit_s = a->limit;
+  o.stall_timeout_s = a->stall;
   o.keep_tasks = !a->no_tasks;
   o.out_dir = a->out ? a->out : out;
   if ((rc = make_parents(o.out_dir)))

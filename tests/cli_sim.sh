@@ -132,5 +132,15 @@ check "--platform matches the spec's JCT" test "$(field "$tmp/px/summary.csv" jc
 printf 'not xml\n' >"$tmp/bad.xml"
 check "a broken platform exits 2" exits 2 "$sluice" sim fig9-small --platform "$tmp/bad.xml"
 
+# The only node lost for good: the stall timeout ends the run and names the
+# operator the core says holds it up, instead of waiting for the time limit.
+"$sluice" sim fig9-small --cluster fig9 --fail lose:0@3s --stall-timeout 5s --quiet \
+  --out "$tmp/stall" >"$tmp/stall.txt" 2>&1
+rc=$?
+check "a stalled simulation exits 1" test $rc -eq 1
+check "and names the stuck operator" grep -q "stalled: no progress for 5 s; operator 'inference' is stuck" \
+  "$tmp/stall.txt"
+check "a zero --stall-timeout is a usage error" exits 2 "$sluice" sim fig9-small --stall-timeout 0s
+
 echo "$fails failed"
 exit $((fails > 0))
