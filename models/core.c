@@ -668,6 +668,7 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   c->free_gpu -= op->gpu;
   c->free_slots--;
   c->ops[t->op].running++;
+  nd->op_running[t->op]++;
   c->ops[t->op].cpu_used += op->cpu;
   c->ops[t->op].gpu_used += op->gpu;
   c->stats.tasks_launched++;
@@ -691,6 +692,10 @@ static void release(sl_core *c, sl__task *t)
   }
   c->ops[t->op].running--;
   c->ops[t->op].running_out_bytes -= t->out_bytes;
+  nd->op_running[t->op]--;
+  nd->op_running_out[t->op] -= t->out_bytes;
+  if (nd->op_running[t->op] == 0)
+    nd->op_running_out[t->op] = 0; /* no rounding residue */
   c->ops[t->op].cpu_used -= t->cpu;
   c->ops[t->op].gpu_used -= t->gpu;
   if (t->waiting) {
@@ -1014,6 +1019,7 @@ static void place(sl_core *c, sl__task *t, sl_part_id pid, sl_emit_fate fate)
     store_add(c, t->node, p->bytes);
   c->ops[t->op].buffered += p->bytes;
   c->ops[t->op].running_out_bytes += p->bytes;
+  c->nodes[t->node].op_running_out[t->op] += p->bytes;
   t->nemitted++;
   t->out_bytes += p->bytes;
 }
@@ -1093,6 +1099,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
     t->nemitted++;
     t->out_bytes += bytes;
     c->ops[t->op].running_out_bytes += bytes;
+    c->nodes[t->node].op_running_out[t->op] += bytes;
     deliver(c, now, pid);
   } else {
     c->parts[pid].refs = 1;

@@ -79,6 +79,8 @@ typedef struct {
   int nslots, nfree;
   int *free_slots;     /**< stack of free slot ids (LIFO keeps workers warm) */
   sl__idq waiting;     /**< running tasks whose emission waits for memory */
+  int op_running[SL_MAX_OPS];        /**< per operator: attempts running here */
+  double op_running_out[SL_MAX_OPS]; /**< per operator: what they emitted so far */
 } sl__node;
 
 typedef struct {

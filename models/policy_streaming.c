@@ -218,6 +218,58 @@ static bool has_output_space(const sl_core *c, int op)
   return c->stats.store_bytes + coming + headroom + s->est_out_bytes <= L_mem + EPS;
 }
 
+/* Does @p op grow the data it reads (a source always does)? Only such an
+ * operator can fill a store; one that shrinks its input frees room. */
+static bool grows_data(const sl_core *c, int op)
+{
+  if (is_last(c, op))
+    return false;
+  const sl__op *s = &c->ops[op];
+  return op == 0 || s->est_out_bytes > s->est_in_bytes + EPS;
+}
+
+/* Per-node backpressure, as Ray Data's per-node object stores: the store
+ * of node @p n must take what one more task of @p op emits, on top of what
+ * it holds, what the tasks running there will still emit, and the outputs
+ * of the downstream operators that may run there. The budgets above are
+ * cluster-wide, but a task stores its outputs on its own node: without
+ * this, sources fill the stores of the nodes a pinned downstream operator
+ * runs on, and its emissions wait for the liveness rule. An empty node
+ * always takes one task, so a large output cannot starve forever. */
+static bool node_has_room(const sl_core *c, int n, int op)
+{
+  if (!grows_data(c, op))
+    return true;
+  const sl__node *nd = &c->nodes[n];
+  double coming = 0;
+  for (int j = 0; j + 1 < c->nops; j++)
+    if (nd->op_running[j] > 0)
+      coming += fmax(0, nd->op_running[j] * c->ops[j].est_out_bytes - nd->op_running_out[j]);
+  if (nd->store_used + coming <= EPS)
+    return true;
+  /* room for one task of each downstream operator that may run here and
+   * runs none yet (what running ones will emit is in what is coming) */
+  double headroom = 0;
+  for (int k = op + 1; k + 1 < c->nops; k++)
+    if (nd->op_running[k] == 0 && sl__op_allowed(c, n, k))
+      headroom += pending_output(c, k);
+  return nd->store_used + coming + headroom + c->ops[op].est_out_bytes <= nd->store_budget + EPS;
+}
+
+/* The next node, from @p op's rotating cursor, that fits a task of @p op
+ * and has room for its output; -1 when none. */
+static int next_node_with_room(sl_core *c, int op)
+{
+  if (!sl__fits_anywhere(c, op))
+    return -1;
+  for (int k = 0; k < c->nnodes; k++) {
+    int n = (c->ops[op].rr_next + k) % c->nnodes;
+    if (sl__fits(c, n, op) && node_has_room(c, n, op))
+      return n;
+  }
+  return -1;
+}
+
 static bool has_input(const sl_core *c, int op)
 {
   const sl__op *s = &c->ops[op];
@@ -299,13 +351,22 @@ static sl_task_id make_task(sl_core *c, int op, int near)
   return sl__take_inputs(c, op, !c->opts.streaming.no_dynamic_part, near);
 }
 
-/* Launches one task of @p op; false when no node takes it. */
-static bool launch_one(sl_core *c, double now, int op)
+/* Launches one task of @p op; false when no node takes it. Within the
+ * limits, only on a node whose store has room for its output. */
+static bool launch_one(sl_core *c, double now, int op, bool limits)
 {
   if (!fits_somewhere(c, op))
     return false;
   /* choose the node first, then the inputs that already live there */
-  int near = c->nnodes > 1 ? sl__next_fitting_node(c, op) : -1;
+  int near = -1;
+  if (limits && grows_data(c, op)) {
+    near = next_node_with_room(c, op);
+    if (near < 0)
+      return false;
+    c->ops[op].rr_next = (near + 1) % c->nnodes;
+  } else if (c->nnodes > 1) {
+    near = sl__next_fitting_node(c, op);
+  }
   sl_task_id id = make_task(c, op, near);
   if (id == SL_NONE)
     return false;
@@ -338,6 +399,8 @@ static int select_op(sl_core *c, bool ignore_limits)
     if (!ignore_limits) {
       if (!under_cap(c, i) || !within_budget(c, i) || !has_output_space(c, i))
         continue;
+      if (grows_data(c, i) && next_node_with_room(c, i) < 0)
+        continue;
       if (i == 0 && adaptive && !source_admitted(c))
         continue;
     }
@@ -367,7 +430,7 @@ static void streaming_schedule(sl_core *c, double now)
       reserve(c);
     int op = select_op(c, false);
     if (op >= 0)
-      launched |= launch_one(c, now, op);
+      launched |= launch_one(c, now, op, true);
     if (!launched)
       break;
   }
@@ -375,7 +438,7 @@ static void streaming_schedule(sl_core *c, double now)
   if (c->active == 0) {
     int op = select_op(c, true);
     if (op >= 0)
-      launch_one(c, now, op);
+      launch_one(c, now, op, false);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "models/bound.h"
 #include "models/core_internal.h"
 
 #define MB 1e6
@@ -514,6 +515,74 @@ static void test_pins_hold_in_every_model(void **state)
   h_free(&h);
 }
 
+/* Stable Diffusion in small: read (CPU, anywhere) -> encode (GPU, pinned to
+ * the a10g nodes, whose stores are tight) -> train (GPU, pinned to the a100
+ * node, the bottleneck) -> sink. Admission is cluster-wide, but a task
+ * stores its outputs on its own node: unless placement looks at each
+ * node's store, read tasks fill the a10g stores with their outputs, the
+ * encoders there cannot store theirs, and each encoder emission waits for
+ * the liveness rule (nothing running anywhere). The run must stay near
+ * its bound instead of crawling. */
+/* 40 source tasks a node; 10 MB stores on the a10g nodes (5 read tasks'
+ * output): before per-node backpressure, 2.6x the bound. */
+#define PNB_TASKS 400
+#define PNB_STORE_MB 10
+static void test_per_node_store_backpressure(void **state)
+{
+  (void)state;
+  static sl_workload w;
+  static sl_plan plan;
+  memset(&w, 0, sizeof w);
+  snprintf(w.name, sizeof w.name, "sd-small");
+  w.target_partition_bytes = 1 * MB;
+  w.seed = 1;
+  sl_op_spec *r = add_op(&w, "read", SL_OP_SOURCE, 1, 0);
+  r->tasks = PNB_TASKS;
+  r->rows_per_task = 10;
+  r->out_row_bytes = 0.2 * MB;
+  r->time_per_row = 0.01;
+  sl_op_spec *e = add_op(&w, "encode", SL_OP_MAP_BATCHES, 0, 1);
+  e->time_per_row = 0.02;
+  e->batch_size = 4;
+  e->out_row_bytes = 0.18 * MB;
+  e->accel = (sl_accel_set){.n = 1, .names = {"a10g"}};
+  sl_op_spec *t = add_op(&w, "train", SL_OP_MAP_BATCHES, 0, 1);
+  t->time_per_row = 0.05;
+  t->batch_size = 4;
+  t->out_row_bytes = 100;
+  t->accel = (sl_accel_set){.n = 1, .names = {"a100"}};
+  add_op(&w, "sink", SL_OP_SINK, 0, 0);
+  build(&plan, &w);
+
+  sl_cluster cl;
+  many_nodes(&cl, 4, 8, 1, PNB_STORE_MB * MB);
+  sl_cluster_free(&cl);
+  cl.groups[0].gpu_speed = 0.3;
+  snprintf(cl.groups[0].accelerator, SL_NAME_MAX, "a10g");
+  cl.groups[1] = cl.groups[0];
+  snprintf(cl.groups[1].name, SL_NAME_MAX, "big");
+  cl.groups[1].count = 1;
+  cl.groups[1].gpu = 2;
+  cl.groups[1].gpu_speed = 1;
+  cl.groups[1].store_bytes = 2000 * MB;
+  cl.groups[1].memory_bytes = 8000 * MB;
+  snprintf(cl.groups[1].accelerator, SL_NAME_MAX, "a100");
+  cl.ngroups = 2;
+  assert_int_equal(sl_cluster_expand(&cl), 0);
+
+  sl_bound b;
+  assert_int_equal(sl_bound_compute(&plan, &cl, &b), 0);
+  sl_core_opts o = model("streaming");
+  harness h = {0};
+  double jct = h_run(&h, &plan, &cl, &o, 1e6);
+  fprintf(stderr, "  per-node stores: jct %.2f s, bound %.2f s (%.2fx)\n", jct, b.jct_s, jct / b.jct_s);
+  assert_true(jct > 0);
+  assert_float_equal(h_delivered(&h), PNB_TASKS * 10, 1e-9);
+  assert_true(jct <= 1.25 * b.jct_s);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
 /* A pin no group of the cluster satisfies is refused at construction,
  * not left to wait forever. */
 static void test_pin_to_missing_label(void **state)
@@ -573,6 +642,7 @@ int main(void)
     cmocka_unit_test(test_deterministic),
     cmocka_unit_test(test_pins_hold_in_every_model),
     cmocka_unit_test(test_pin_to_missing_label),
+    cmocka_unit_test(test_per_node_store_backpressure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
