@@ -352,15 +352,18 @@ static sl_task_id make_task(sl_core *c, int op, int near)
 }
 
 /* Launches one task of @p op; false when no node takes it. Within the
- * limits, only on a node whose store has room for its output. */
-static bool launch_one(sl_core *c, double now, int op, bool limits)
+ * limits, only on a node whose store has room for its output: @p room,
+ * when select_op() has just found it (a node scan per launch is what a
+ * 1,000-node cluster cannot afford twice), else -1. */
+static bool launch_one(sl_core *c, double now, int op, bool limits, int room)
 {
-  if (!fits_somewhere(c, op))
+  bool by_room = limits && grows_data(c, op);
+  if (!by_room && !fits_somewhere(c, op))
     return false;
   /* choose the node first, then the inputs that already live there */
   int near = -1;
-  if (limits && grows_data(c, op)) {
-    near = next_node_with_room(c, op);
+  if (by_room) {
+    near = room >= 0 ? room : next_node_with_room(c, op);
     if (near < 0)
       return false;
     c->ops[op].rr_next = (near + 1) % c->nnodes;
@@ -384,30 +387,39 @@ static bool source_admitted(const sl_core *c)
   return state(c)->admit_budget + EPS >= c->ops[0].est_out_bytes;
 }
 
-/* The operator to run next: least buffered output first, upstream on ties. */
-static int select_op(sl_core *c, bool ignore_limits)
+/* The operator to run next: least buffered output first, upstream on ties.
+ * @p room gets the node with store room for it when the limits placed it
+ * by room (see launch_one()), else -1. */
+static int select_op(sl_core *c, bool ignore_limits, int *room)
 {
   int best = -1;
   double best_key = INFINITY;
   bool adaptive = !c->opts.streaming.no_adaptive;
+  *room = -1;
   for (int i = 0; i < c->nops; i++) {
-    if (!has_input(c, i) || !fits_somewhere(c, i))
+    if (!has_input(c, i))
       continue;
+    /* a node with room fits the task too: one scan, not two */
+    bool by_room = !ignore_limits && grows_data(c, i);
+    if (!by_room && !fits_somewhere(c, i))
+      continue;
+    int node = -1;
     /* Algorithm 1 admits source tasks through its budget; among what is
      * admitted, the least buffered operator wins, the source included, so
      * a source never takes a slot a starved consumer could use */
     if (!ignore_limits) {
       if (!under_cap(c, i) || !within_budget(c, i) || !has_output_space(c, i))
         continue;
-      if (grows_data(c, i) && next_node_with_room(c, i) < 0)
-        continue;
       if (i == 0 && adaptive && !source_admitted(c))
+        continue;
+      if (by_room && (node = next_node_with_room(c, i)) < 0)
         continue;
     }
     double key = c->ops[i].buffered;
     if (key < best_key - EPS) {
       best = i;
       best_key = key;
+      *room = node;
     }
   }
   return best;
@@ -428,17 +440,19 @@ static void streaming_schedule(sl_core *c, double now)
     bool launched = false;
     if (st->reserve)
       reserve(c);
-    int op = select_op(c, false);
+    int room;
+    int op = select_op(c, false, &room);
     if (op >= 0)
-      launched |= launch_one(c, now, op, true);
+      launched |= launch_one(c, now, op, true, room);
     if (!launched)
       break;
   }
   /* Liveness: nothing runs at all, so limits only stand in the way. */
   if (c->active == 0) {
-    int op = select_op(c, true);
+    int room;
+    int op = select_op(c, true, &room);
     if (op >= 0)
-      launch_one(c, now, op, false);
+      launch_one(c, now, op, false, room);
   }
 }
 
