@@ -4,8 +4,9 @@
  *        requests and cost models, as a spec describes it.
  *
  * The spec parser (workloads/spec.h) fills these records; the plan
- * (plan.h) fuses them into physical operators. Plain data, owned by whoever
- * allocated the sl_workload (sl_workload_free() releases it).
+ * (plan.h) fuses them into physical operators. Plain data with no pointers
+ * inside: whoever holds an sl_workload owns all of it, and copies it by
+ * assignment.
  */
 #ifndef SL_WORKLOAD_H
 #define SL_WORKLOAD_H
