@@ -195,13 +195,12 @@ static int enumerate(const sl_cap_opts *o, sl_cap_result *r, char *err, size_t e
 /* The search                                                                */
 /* ------------------------------------------------------------------------ */
 
-static const sl_cap_result *sort_ctx;
-
 /* Cheapest lower bound first; then cheaper per hour; then fewer of the
  * first types (so the order never depends on qsort). */
-static int cmp_objective(const void *a, const void *b)
+static int cmp_objective(const void *a, const void *b, void *ctx)
 {
-  const sl_cap_shape *x = &sort_ctx->shapes[*(const int *)a], *y = &sort_ctx->shapes[*(const int *)b];
+  const sl_cap_result *r = ctx;
+  const sl_cap_shape *x = &r->shapes[*(const int *)a], *y = &r->shapes[*(const int *)b];
   if (x->objective_bound != y->objective_bound)
     return x->objective_bound < y->objective_bound ? -1 : 1;
   if (x->price_per_hour != y->price_per_hour)
@@ -421,9 +420,7 @@ int sl_cap_search(const sl_cap_opts *o, sl_cap_result *r, char *err, size_t errl
   for (int i = 0; !rc && i < r->nshapes; i++)
     r->order[i] = i;
   if (!rc) {
-    sort_ctx = r;
-    qsort(r->order, (size_t)r->nshapes, sizeof *r->order, cmp_objective);
-    sort_ctx = NULL;
+    qsort_r(r->order, (size_t)r->nshapes, sizeof *r->order, cmp_objective, r);
   }
   for (int m = 0; !rc && m < o->nmodels; m++)
     rc = search_model(o, r, m, err, errlen);
@@ -520,13 +517,16 @@ int sl_cap_write_csv(const sl_cap_opts *o, const sl_cap_result *r, FILE *f)
   return ferror(f) ? SL_EIO : 0;
 }
 
-static const sl_cap_result *front_ctx;
-static int front_model;
+typedef struct {
+  const sl_cap_result *r;
+  int model;
+} front_ctx;
 
-static int cmp_jct(const void *a, const void *b)
+static int cmp_jct(const void *a, const void *b, void *ctx)
 {
-  double x = front_ctx->shapes[*(const int *)a].by_model[front_model].jct_s;
-  double y = front_ctx->shapes[*(const int *)b].by_model[front_model].jct_s;
+  const front_ctx *f = ctx;
+  double x = f->r->shapes[*(const int *)a].by_model[f->model].jct_s;
+  double y = f->r->shapes[*(const int *)b].by_model[f->model].jct_s;
   return (x > y) - (x < y);
 }
 
@@ -542,9 +542,8 @@ int sl_cap_write_front(const sl_cap_opts *o, const sl_cap_result *r, FILE *f)
     for (int i = 0; i < r->nshapes; i++)
       if (r->shapes[i].by_model[m].pareto)
         idx[n++] = i;
-    front_ctx = r;
-    front_model = m;
-    qsort(idx, (size_t)n, sizeof *idx, cmp_jct);
+    front_ctx by = {r, m};
+    qsort_r(idx, (size_t)n, sizeof *idx, cmp_jct, &by);
     if (m)
       fputs("\n\n", f);
     for (int i = 0; i < n; i++) {
