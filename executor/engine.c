@@ -131,6 +131,10 @@ struct engine {
   pthread_cond_t main_cv;
   worker **workers;     /* [node][slot] */
   int *nslots;
+  /* kill: events that found no running task of their operator, by op + 1
+   * (0: any operator): the next attempt of it to start dies, as in the
+   * simulator (sim/engine.h), so a scheduled kill always strikes. */
+  int pending_kills[SL_MAX_OPS + 1];
   struct timespec t0;
   bool done, stop;
   int fail_code;
@@ -731,6 +735,8 @@ static void run_task(worker *w, const sl_decision *d, input_ref *in)
   pthread_mutex_lock(&e->lock);
   unpin_inputs(e, in, d->ninputs);
   double end = now_s(e);
+  if (rc == 0 && w->killed)
+    rc = SL_EINTR; /* written off while it ran, even if it emitted nothing */
   if (rc == 0) {
     sl_core_finished(e->core, end, d->task);
     record(w, d, &tr, start, end, SL_TASK_DONE);
@@ -741,6 +747,20 @@ static void run_task(worker *w, const sl_decision *d, input_ref *in)
       sl_core_failed(e->core, end, d->task);
     record(w, d, &tr, start, end, w->killed || tr.gone ? SL_TASK_CANCELLED : SL_TASK_FAILED);
   }
+}
+
+/* A kill that found nothing to kill takes the task @p w is starting. */
+static void take_pending_kill(engine *e, worker *w)
+{
+  int *k = e->pending_kills[w->current_op + 1] > 0 ? &e->pending_kills[w->current_op + 1]
+           : e->pending_kills[0] > 0                ? &e->pending_kills[0]
+                                                    : NULL;
+  if (!k)
+    return;
+  (*k)--;
+  atomic_store(&w->cancel, true);
+  w->killed = true;
+  sl_core_failed(e->core, now_s(e), w->current);
 }
 
 static void *worker_main(void *arg)
@@ -767,6 +787,7 @@ static void *worker_main(void *arg)
     w->resume = false;
     w->killed = false;
     atomic_store(&w->cancel, false);
+    take_pending_kill(e, w);
     pthread_mutex_unlock(&e->lock);
     run_task(w, &d, in); /* returns with the lock held */
     w->busy = false;
@@ -796,6 +817,8 @@ static void inject(engine *e, const sl_fault *f, double now)
       victim->killed = true;
       sl_core_failed(e->core, now, victim->current);
       pthread_cond_signal(&victim->cv);
+    } else {
+      e->pending_kills[f->op + 1]++;
     }
     break;
   }
