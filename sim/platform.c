@@ -200,7 +200,7 @@ void sl_sim_platform_configure(void)
    * actors become threads with room to spare. Slow, and only in those
    * builds. */
   sg_cfg_set_string("contexts/factory", "thread");
-  sg_cfg_set_int("contexts/stack-size", 4096);
+  sg_cfg_set_int("contexts/stack-size", 1024);
 #else
   /* The core and the recorder run on actor stacks: 256 KiB is plenty, and
    * 15,000 workers of the default 8 MiB would waste address space. */

@@ -13,6 +13,8 @@
  * which the operator ran in the engine's own failure-free run of the same
  * model, read back from its tasks.csv.
  *
+ * The matrix runs in parts, each its own CTest test (see main()).
+ *
  * Deeper searches, by hand: SL_MATRIX_TIMES=N runs the simulator at N
  * evenly spread times per cell; SL_MATRIX_SEED=S draws random task times
  * (spread 0.4, seed S) and adds checkpoint and restart costs;
@@ -441,25 +443,43 @@ static int sim_matrix(fixture *f)
   return bad;
 }
 
-static void test_sim_matrix(void **state)
+/* One workload's simulator matrix; each is its own CTest test (main()). */
+static void sim_matrix_of(fixture *f)
+{
+  double t0 = wall_now();
+  int64_t idle0 = tally.idle_losses, only0 = tally.loss_only, cases0 = tally.cases[SIM];
+  int bad = sim_matrix(f);
+  sl_cluster_free(&f->cluster);
+  tally.wall[SIM] += wall_now() - t0;
+  int64_t idle = tally.idle_losses - idle0, only = tally.loss_only - only0;
+  fprintf(stderr, "  simulator, %s: %lld cases, %d failed; %lld of %lld node losses hit an idle node\n", f->name,
+          (long long)(tally.cases[SIM] - cases0), bad, (long long)idle, (long long)only);
+  assert_int_equal(bad, 0);
+  assert_true(idle * 4 <= only);
+}
+
+static void test_sim_matrix_tiny(void **state)
 {
   (void)state;
-  double t0 = wall_now();
   fixture f;
   fixture_tiny(&f, 3);
-  int bad = sim_matrix(&f);
-  sl_cluster_free(&f.cluster);
+  sim_matrix_of(&f);
+}
+
+static void test_sim_matrix_mixed(void **state)
+{
+  (void)state;
+  fixture f;
   fixture_mixed(&f, 3);
-  bad += sim_matrix(&f);
-  sl_cluster_free(&f.cluster);
+  sim_matrix_of(&f);
+}
+
+static void test_sim_matrix_fig9(void **state)
+{
+  (void)state;
+  fixture f;
   fixture_fig9(&f);
-  bad += sim_matrix(&f);
-  sl_cluster_free(&f.cluster);
-  tally.wall[SIM] = wall_now() - t0;
-  fprintf(stderr, "  simulator: %lld cases, %d failed; %lld of %lld node losses hit an idle node\n",
-          (long long)tally.cases[SIM], bad, (long long)tally.idle_losses, (long long)tally.loss_only);
-  assert_int_equal(bad, 0);
-  assert_true(tally.idle_losses * 4 <= tally.loss_only);
+  sim_matrix_of(&f);
 }
 
 /* ----------------------------------------------------------------- executor */
@@ -573,9 +593,12 @@ static bool exec_case(const fixture *f, const char *model, const baseline *b, ki
   return why == NULL;
 }
 
-static void test_exec_matrix(void **state)
+/* The executor's matrix for models [@p first, @p last), tiny (or mixed
+ * with SL_MATRIX_EXEC_MIXED): each pair of models is its own CTest test,
+ * so that the real runs' sleeps overlap with the rest of the suite. Every
+ * model's failure-free run must deliver the rows the streaming one does. */
+static void exec_matrix(int first, int last)
 {
-  (void)state;
   double t0 = wall_now();
   fixture f;
   if (getenv("SL_MATRIX_EXEC_MIXED"))
@@ -584,8 +607,15 @@ static void test_exec_matrix(void **state)
     fixture_tiny(&f, 3);
   bool every_time = getenv("SL_MATRIX_EXEC_ALL") != NULL;
   uint64_t reference = 0;
+  if (first > 0) {
+    baseline ref = {0};
+    exec_baseline(&f, models[0], &ref, 0);
+    reference = ref.checksum;
+    baseline_free(&ref);
+  }
   int bad = 0;
-  for (int m = 0; m < NMODELS; m++) {
+  int64_t cases0 = tally.cases[EXEC];
+  for (int m = first; m < last; m++) {
     baseline b = {0};
     exec_baseline(&f, models[m], &b, reference);
     reference = b.checksum;
@@ -598,10 +628,28 @@ static void test_exec_matrix(void **state)
     baseline_free(&b);
   }
   sl_cluster_free(&f.cluster);
-  tally.wall[EXEC] = wall_now() - t0;
-  fprintf(stderr, "  executor: %lld cases, %d failed, %lld tries struck nothing\n", (long long)tally.cases[EXEC], bad,
-          (long long)tally.missed[EXEC]);
+  tally.wall[EXEC] += wall_now() - t0;
+  fprintf(stderr, "  executor, %s to %s: %lld cases, %d failed, %lld tries struck nothing\n", models[first],
+          models[last - 1], (long long)(tally.cases[EXEC] - cases0), bad, (long long)tally.missed[EXEC]);
   assert_int_equal(bad, 0);
+}
+
+static void test_exec_matrix_streaming(void **state)
+{
+  (void)state;
+  exec_matrix(0, 2);
+}
+
+static void test_exec_matrix_nopart_static(void **state)
+{
+  (void)state;
+  exec_matrix(2, 4);
+}
+
+static void test_exec_matrix_batch_stream(void **state)
+{
+  (void)state;
+  exec_matrix(4, 6);
 }
 
 /* Bug: the stream model committed and rolled back splits one by one, but a
@@ -868,27 +916,63 @@ static int replay_case(const char *spec)
   return bad > 0;
 }
 
-int main(void)
+/* The matrix in parts, so that CTest runs them side by side and none
+ * comes near its timeout under the sanitizers (tests/CMakeLists.txt
+ * registers one test per part): `test_fault_matrix PART`, or every part
+ * with no argument. */
+static const struct CMUnitTest sim_tiny[] = {cmocka_unit_test(test_sim_matrix_tiny)};
+static const struct CMUnitTest sim_mixed[] = {cmocka_unit_test(test_sim_matrix_mixed),
+                                              cmocka_unit_test(test_stream_rollback_mixed_splits)};
+static const struct CMUnitTest sim_fig9[] = {cmocka_unit_test(test_sim_matrix_fig9)};
+static const struct CMUnitTest sim_edges[] = {cmocka_unit_test(test_same_instant_sim), cmocka_unit_test(test_sim_stall)};
+static const struct CMUnitTest exec_streaming[] = {cmocka_unit_test(test_exec_matrix_streaming)};
+static const struct CMUnitTest exec_nopart_static[] = {cmocka_unit_test(test_exec_matrix_nopart_static)};
+static const struct CMUnitTest exec_batch_stream[] = {cmocka_unit_test(test_exec_matrix_batch_stream),
+                                                      cmocka_unit_test(test_same_instant_exec)};
+static const struct CMUnitTest exec_edges[] = {cmocka_unit_test(test_exec_stall)};
+
+#define PART(name, tests) {name, tests, sizeof tests / sizeof tests[0]}
+static const struct {
+  const char *name;
+  const struct CMUnitTest *tests;
+  size_t n;
+} parts[] = {
+  PART("sim-tiny", sim_tiny),
+  PART("sim-mixed", sim_mixed),
+  PART("sim-fig9", sim_fig9),
+  PART("sim-edges", sim_edges),
+  PART("exec-streaming", exec_streaming),
+  PART("exec-nopart-static", exec_nopart_static),
+  PART("exec-batch-stream", exec_batch_stream),
+  PART("exec-edges", exec_edges),
+};
+#define NPARTS (int)(sizeof parts / sizeof parts[0])
+
+int main(int argc, char **argv)
 {
   if (getenv("SL_MATRIX_CASE"))
     return replay_case(getenv("SL_MATRIX_CASE"));
-  const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_sim_matrix),
-    cmocka_unit_test(test_stream_rollback_mixed_splits),
-    cmocka_unit_test(test_same_instant_sim),
-    cmocka_unit_test(test_exec_matrix),
-    cmocka_unit_test(test_same_instant_exec),
-    cmocka_unit_test(test_sim_stall),
-    cmocka_unit_test(test_exec_stall),
-  };
   if (getenv("SL_MATRIX_ONLY")) /* e.g. SL_MATRIX_ONLY='test_exec*' */
     cmocka_set_test_filter(getenv("SL_MATRIX_ONLY"));
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  printf("fault matrix: %d models x 3 operators x %d failure kinds x %d times (simulator, 3 workloads) / 1 time "
+  int rc = 0, matched = 0;
+  for (int i = 0; i < NPARTS; i++) {
+    if (argc > 1 && strcmp(argv[1], parts[i].name) != 0)
+      continue;
+    matched++;
+    rc |= _cmocka_run_group_tests(parts[i].name, parts[i].tests, parts[i].n, NULL, NULL);
+  }
+  if (!matched) {
+    fprintf(stderr, "usage: %s [PART]; parts:", argv[0]);
+    for (int i = 0; i < NPARTS; i++)
+      fprintf(stderr, " %s", parts[i].name);
+    fprintf(stderr, "\n");
+    return 2;
+  }
+  printf("fault matrix: %d models x 3 operators x %d failure kinds x %d times (simulator) / 1 time "
          "(executor): simulator %lld cases, %lld failures injected, %.0f rows lost, %.1f s; executor %lld cases, "
          "%lld failures injected, %.0f rows lost, %.1f s\n",
          NMODELS, NKINDS, sim_times(), (long long)tally.cases[SIM], (long long)tally.failures[SIM], tally.rows_lost[SIM],
          tally.wall[SIM], (long long)tally.cases[EXEC], (long long)tally.failures[EXEC], tally.rows_lost[EXEC],
          tally.wall[EXEC]);
-  return rc;
+  return rc != 0;
 }
