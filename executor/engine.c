@@ -324,27 +324,20 @@ static bool drain(engine *e, worker *self)
 
 /* --------------------------------------------------------------- kernels */
 
-/* What member @p member of operator @p op is built from on @p node. */
+/* What member @p member of operator @p op is built from. Kernels get no
+ * time of their own: a modelled kernel's slot is held for the work order's
+ * charge by the task (pace_to()), a real one takes what it takes. */
 static void kernel_args(const engine *e, int op, int member, int node, sl_kernel_args *out)
 {
+  (void)node;
   const sl_pop *pop = &e->plan->ops[op];
   const sl_op_spec *spec = &e->plan->workload->ops[pop->first + member];
-  const sl_node_group *g = sl_cluster_node_group(e->cluster, node);
-  double speed = (pop->gpu > 0 ? g->gpu_speed : g->cpu_speed) / e->opts->time_scale;
   sl_kernel_args a = {0};
   a.params = spec->params;
   a.nparams = spec->nparams;
   a.seed = e->plan->workload->seed;
   a.out_row_bytes = spec->out_row_bytes;
   a.rows_out_per_row = spec->kind == SL_OP_SOURCE ? 1 : spec->rows_out_per_row;
-  a.time_per_row = spec->time_per_row / speed;
-  a.time_per_task = spec->time_per_task / speed;
-  if (spec->kind == SL_OP_SOURCE) {
-    /* a source's task time is spread over its rows, so its partitions come
-     * out as it runs, as the cost model and the simulator have them */
-    a.time_per_row += spec->time_per_task / speed / fmax(1, (double)spec->rows_per_task);
-    a.time_per_task = 0;
-  }
   a.gpu_slot = pop->gpu > 0;
   a.gpu_device = 0;
   *out = a;
@@ -393,6 +386,12 @@ typedef struct {
   int64_t rows_out, parts_out;
   double bytes_out;
   bool gone; /* the core no longer wants this attempt */
+  /* the work order's pace: the k-th of nparts partitions goes out at k /
+   * nparts of the charge, as the simulator emits them; 0 charge: real
+   * kernels, not paced */
+  double start_abs, charge;
+  int64_t nparts;
+  sl_kernel *holder;
 } task_run;
 
 /* The core's books and the real buffers must agree byte for byte: the
@@ -570,14 +569,65 @@ static int through_members(worker *w, int op, int from, sl_rows *rows, sl_rows *
   return rc;
 }
 
-static int64_t chunk_rows(const engine *e, const sl_decision *d, double row_bytes, int batch)
+/* Input rows a task feeds its kernels at a time: a batch operator's
+ * batch, else about one output partition's worth. */
+static int64_t chunk_rows(const sl_pop *pop, const sl_decision *d)
 {
-  if (batch > 0)
-    return batch;
-  if (!isfinite(d->target_bytes) || row_bytes <= 0)
+  if (pop->batch_size > 0)
+    return pop->batch_size;
+  if (d->rows_per_part == INT64_MAX)
     return INT64_MAX;
-  (void)e;
-  return (int64_t)fmax(1, floor(d->target_bytes / row_bytes));
+  double per = floor((double)d->rows_per_part / fmax(pop->rows_out_per_row, 1e-9));
+  return per >= (double)INT64_MAX ? INT64_MAX : (int64_t)fmax(1, per);
+}
+
+static double monotonic_s(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Holds the slot until fraction @p frac of the charge has passed. */
+static int pace_to(task_run *tr, double frac)
+{
+  if (tr->charge <= 0 || !tr->holder)
+    return 0;
+  return sl_kernel_hold(tr->holder, tr->start_abs + tr->charge * fmin(1, frac)) ? SL_EINTR : 0;
+}
+
+/* Emits the rows of @p out as the work order cuts them: whole partitions
+ * of rows_per_part rows, each at its time; with @p last, the rest too.
+ * Rows of a partition not yet whole stay in @p out. */
+static int emit_parts(worker *w, const sl_decision *d, task_run *tr, sl_rows *out, bool last)
+{
+  size_t n = sl_rows_count(out), at = 0;
+  size_t per = d->rows_per_part == INT64_MAX ? SIZE_MAX : (size_t)d->rows_per_part;
+  int rc = 0;
+  if (n == per || (last && n > 0 && n <= per)) { /* the common case: all of it, no copy */
+    if ((rc = pace_to(tr, (double)(tr->parts_out + 1) / (double)tr->nparts)) == 0)
+      rc = flush(w, tr, out);
+    return rc;
+  }
+  sl_rows part, rest;
+  sl_rows_init(&part);
+  sl_rows_init(&rest);
+  while (rc == 0 && at < n && (n - at >= per || last)) {
+    size_t take = n - at < per ? n - at : per;
+    sl_rows_reset(&part);
+    if ((rc = sl_rows_append_range(&part, out, at, take)) < 0)
+      break;
+    at += take;
+    if ((rc = pace_to(tr, (double)(tr->parts_out + 1) / (double)tr->nparts)) == 0)
+      rc = flush(w, tr, &part);
+  }
+  if (rc == 0 && at > 0) { /* keep the unfinished partition's rows */
+    if ((rc = sl_rows_append_range(&rest, out, at, n - at)) == 0)
+      sl_rows_move(out, &rest);
+  }
+  sl_rows_free(&part);
+  sl_rows_free(&rest);
+  return rc;
 }
 
 /* Adds the rows @p o rejected to the job's count; past --max-errored-rows
@@ -625,7 +675,7 @@ static int run_source(worker *w, const sl_decision *d, task_run *tr, sl_rows *ou
   sl_kernel *gen = kernel_for(w, d->op, 0);
   if (!gen)
     return SL_EKERNEL;
-  int64_t per = chunk_rows(e, d, pop->out_row_bytes / fmax(pop->rows_out_per_row, 1e-9), 0);
+  int64_t per = chunk_rows(pop, d);
   int64_t first = d->split * pop->rows_per_task;
   sl_rows chunk;
   sl_rows_init(&chunk);
@@ -646,8 +696,8 @@ static int run_source(worker *w, const sl_decision *d, task_run *tr, sl_rows *ou
     if (rc == 0)
       rc = note_errors(w, &origin);
     done += n;
-    if (rc == 0 && sl_rows_bytes(out) >= d->target_bytes)
-      rc = flush(w, tr, out);
+    if (rc == 0)
+      rc = emit_parts(w, d, tr, out, false);
   }
   sl_rows_free(&chunk);
   free(origin.rejected);
@@ -658,16 +708,15 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
 {
   engine *e = w->e;
   const sl_pop *pop = &e->plan->ops[d->op];
-  int64_t per = chunk_rows(e, d, pop->out_row_bytes * pop->rows_out_per_row, pop->batch_size);
+  int64_t per = chunk_rows(pop, d);
   int rc = 0;
   char err[700];
   sl_rows chunk, loaded;
   sl_rows_init(&chunk);
   sl_rows_init(&loaded);
   row_origin origin = {.d = d};
-  /* an all-to-all reducer reads its share of every input */
-  int64_t reducers = pop->kind == SL_OP_ALL_TO_ALL && pop->tasks > 0 ? pop->tasks : 1;
-  int64_t share = reducers > 1 ? (int64_t)(d->task % (uint32_t)reducers) : 0;
+  /* an all-to-all task reads the share of every input its order names */
+  int64_t reducers = d->shares > 1 ? d->shares : 1, share = d->share;
   for (int i = 0; i < d->ninputs && rc == 0; i++) {
     const sl_rows *src = in[i].mem;
     if (!src) { /* spilled: read it back, outside the lock */
@@ -693,8 +742,8 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
       if (rc == 0)
         rc = note_errors(w, &origin);
       at += take;
-      if (rc == 0 && sl_rows_bytes(out) >= d->target_bytes)
-        rc = flush(w, tr, out);
+      if (rc == 0)
+        rc = emit_parts(w, d, tr, out, false);
     }
   }
   sl_rows_free(&chunk);
@@ -706,7 +755,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
 static void record(worker *w, const sl_decision *d, const task_run *tr, double start, double end,
                    sl_task_status st)
 {
-  sl_task_record r = {.task = d->task, .origin = d->task, .attempt = d->attempt, .op = d->op,
+  sl_task_record r = {.task = d->task, .origin = d->origin, .attempt = d->attempt, .op = d->op,
                       .node = d->node, .slot = d->slot, .start_s = start, .end_s = end,
                       .rows_in = d->rows, .bytes_in = d->bytes, .rows_out = tr->rows_out,
                       .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st};
@@ -723,14 +772,28 @@ static void run_task(worker *w, const sl_decision *d, input_ref *in)
   sl_rows_init(&out);
   int rc = 0;
   const sl_pop *pop = &e->plan->ops[d->op];
+  bool modelled = true;
   for (int m = 0; m < pop->nfused && rc == 0; m++) {
     sl_kernel *k = kernel_for(w, d->op, m);
     rc = k ? sl_kernel_begin_task(k) : SL_EKERNEL;
+    if (rc == 0) {
+      modelled = modelled && sl_kernel_modelled(k);
+      /* the held time is slept, or burnt as CPU by a spinning member */
+      if (!tr.holder || strcmp(sl_kernel_info_of(k)->name, "spin") == 0)
+        tr.holder = k;
+    }
   }
+  tr.start_abs = monotonic_s();
+  tr.charge = modelled ? d->charge_s * e->opts->time_scale : 0;
+  tr.nparts = d->out_rows > 0 && d->rows_per_part < INT64_MAX
+                ? (d->out_rows + d->rows_per_part - 1) / d->rows_per_part
+                : 1;
   if (rc == 0)
     rc = pop->kind == SL_OP_SOURCE ? run_source(w, d, &tr, &out) : run_map(w, d, in, &tr, &out);
   if (rc == 0 && sl_rows_count(&out) > 0)
-    rc = flush(w, &tr, &out);
+    rc = emit_parts(w, d, &tr, &out, true);
+  if (rc == 0)
+    rc = pace_to(&tr, 1); /* the slot is held for the whole charge */
   sl_rows_free(&out);
   pthread_mutex_lock(&e->lock);
   unpin_inputs(e, in, d->ninputs);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "rng.h"
 
 #define EPS 1e-9
 
@@ -29,6 +30,7 @@ void sl_core_opts_default(sl_core_opts *o)
   o->restart_cost_s = 0.0;
   o->channel_capacity = 2;
   o->max_retries = 0;
+  o->seed = 0;
 }
 
 static const struct {
@@ -125,6 +127,7 @@ static sl_task_id task_alloc(sl_core *c)
   t->origin = c->ntasks;
   t->current = SL_NONE;
   t->instance = -1;
+  t->share = -1;
   t->node = t->slot = -1;
   return c->ntasks++;
 }
@@ -367,6 +370,7 @@ sl_core *sl_core_new(const sl_plan *plan, const sl_cluster *cluster, const sl_co
   c->plan = plan;
   c->cluster = cluster;
   c->opts = *opts;
+  c->seed = opts->seed ? opts->seed : plan->workload && plan->workload->seed ? (uint64_t)plan->workload->seed : 1;
   c->nops = plan->nops;
   c->nnodes = cluster->nnodes;
   c->policy = opts->model == SL_MODEL_BATCH    ? &sl__policy_batch
@@ -648,6 +652,28 @@ bool sl__inputs_ready(const sl_core *c, const sl__task *t)
   return true;
 }
 
+/* Draws of task time spreads: a stream of their own in models/rng.h. */
+enum { DRAW_SPREAD = 1 };
+
+/* The facts of a LAUNCH that engines used to work out each its own way:
+ * the output cut, the output rows, the time to charge and the share of
+ * an all-to-all task. One place, so that both engines do the same. */
+static void work_order(const sl_core *c, sl_decision *d, const sl__task *o, int node)
+{
+  const sl_pop *op = &c->plan->ops[d->op];
+  const sl_node_group *g = sl_cluster_node_group(c->cluster, node);
+  double speed = op->gpu > 0 ? g->gpu_speed : g->cpu_speed;
+  d->rows_per_part = sl_plan_rows_per_part(op, d->target_bytes);
+  d->out_rows = llround(sl_plan_task_out_rows(op, (double)d->rows));
+  /* a retry draws afresh: it is another run of the same work */
+  d->work_s = sl_plan_task_time(op, (double)d->rows) * sl__draw_spread(op->time_spread, c->seed, DRAW_SPREAD, d->task);
+  d->charge_s = speed > 0 ? d->work_s / speed : d->work_s;
+  d->share = o->share;
+  d->shares = o->share >= 0 && op->kind == SL_OP_ALL_TO_ALL && op->tasks > 1 ? op->tasks : 1;
+  if (d->shares == 1)
+    d->share = 0;
+}
+
 void sl__launch(sl_core *c, double now, sl_task_id id, int node)
 {
   sl__task *t = &c->tasks[id];
@@ -672,10 +698,11 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   c->ops[t->op].cpu_used += op->cpu;
   c->ops[t->op].gpu_used += op->gpu;
   c->stats.tasks_launched++;
-  sl_decision d = {.kind = SL_DEC_LAUNCH, .task = id, .op = t->op, .node = node, .slot = t->slot,
-                   .attempt = t->attempt, .inputs = o->inputs, .ninputs = o->ninputs,
+  sl_decision d = {.kind = SL_DEC_LAUNCH, .task = id, .origin = t->origin, .op = t->op, .node = node,
+                   .slot = t->slot, .attempt = t->attempt, .inputs = o->inputs, .ninputs = o->ninputs,
                    .split = o->split, .rows = o->rows, .bytes = o->bytes,
                    .target_bytes = c->policy->target_bytes(c, t->op), .part = SL_NONE};
+  work_order(c, &d, o, node);
   sl__push(c, &d);
 }
 
@@ -727,6 +754,7 @@ static void retry(sl_core *c, sl_task_id oid)
   t->bytes = o->bytes;
   t->attempt = ++o->attempt;
   t->instance = o->instance;
+  t->share = o->share;
   o->current = id;
   c->active++;
   c->ops[t->op].active++;

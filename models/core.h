@@ -64,6 +64,7 @@ typedef struct {
   double restart_cost_s;      /**< stream model: time to restart after a rollback */
   int channel_capacity;       /**< stream model: partitions per input channel */
   int max_retries;            /**< attempts per task before the job fails, 0 = unlimited */
+  uint64_t seed;              /**< draws of task time spreads; 0 = the workload's seed */
 } sl_core_opts;
 
 /** @brief Defaults: streaming batch, spill on full, ratio 0.5, 1 s, 2 slots per channel. */
@@ -88,9 +89,19 @@ typedef enum {
   SL_DEC_FAIL,       /**< the job cannot complete (error in code) */
 } sl_dec_kind;
 
+/**
+ * @brief A decision. A LAUNCH is a complete work order: an engine computes
+ *        none of its facts for itself. It reads its inputs, charges @c work_s (spread
+ *        included) at the speed of the node's resource the operator uses
+ *        (@c charge_s is that time), cuts its output into partitions of
+ *        @c rows_per_part rows (the last may hold fewer), emitting them
+ *        evenly over the attempt, and an all-to-all task reads @c share of
+ *        every input (rows whose id modulo @c shares is @c share).
+ */
 typedef struct {
   sl_dec_kind kind;
   sl_task_id task;
+  sl_task_id origin;    /**< LAUNCH: the first attempt of this work (== task on a first attempt) */
   int op;               /**< physical operator of the task or partition */
   int node, slot;
   int attempt;
@@ -99,7 +110,12 @@ typedef struct {
   int64_t split;        /**< LAUNCH of a source task: split index */
   int64_t rows;         /**< LAUNCH: input rows (sources: rows to generate) */
   double bytes;         /**< LAUNCH: input bytes; DELIVER/DROP: partition bytes */
-  double target_bytes;  /**< LAUNCH: flush a partition when output passes this */
+  double target_bytes;  /**< LAUNCH: the partition target the cut comes from */
+  int64_t rows_per_part;/**< LAUNCH: output rows per partition, INT64_MAX: all in one */
+  int64_t out_rows;     /**< LAUNCH: output rows the attempt makes, as the cost model has it */
+  double work_s;        /**< LAUNCH: modelled seconds at speed 1, spread included */
+  double charge_s;      /**< LAUNCH: work_s at this node's speed: how long the slot is held */
+  int64_t share, shares;/**< LAUNCH of an all-to-all task: its share of each input; 0 of 1 otherwise */
   sl_part_id part;      /**< DELIVER, DROP */
   const bool *keep_split; /**< ROLLBACK: splits whose rows the sink keeps */
   int code;             /**< FAIL: error code */

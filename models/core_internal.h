@@ -57,6 +57,7 @@ typedef struct {
   int32_t node, slot;
   int32_t attempt;
   int32_t instance;    /**< static placement: instance index, else -1 */
+  int32_t share;       /**< origin of an all-to-all task: the reducer's share, else -1 */
   uint32_t nemitted;   /**< outputs emitted by this attempt */
   uint32_t nouts, outs_cap; /**< origin: outputs recorded so far */
   sl_part_id *outs;    /**< origin: output partitions by index (owned) */
@@ -127,6 +128,7 @@ struct sl_core_s {
   const sl_plan *plan;
   const sl_cluster *cluster;
   sl_core_opts opts;
+  uint64_t seed;         /**< of task time spreads: opts.seed, or the workload's */
   const sl__policy *policy;
   void *pstate;          /**< the policy's own state */
   void *placement;       /**< static placement (stream model, static ablation) */

@@ -147,6 +147,8 @@ static void pop_start(sl_pop *o, const sl_op_spec *s, int index, double in_bytes
     o->time_per_row = s->time_per_row + s->time_per_byte * in_bytes;
     o->rows_out_per_row = s->rows_out_per_row;
     o->out_row_bytes = s->out_row_bytes > 0 ? s->out_row_bytes : in_bytes;
+    if (s->kind == SL_OP_ALL_TO_ALL)
+      o->tasks = s->tasks; /* reducers, each reading its share of every input */
   }
 }
 
@@ -209,6 +211,14 @@ double sl_plan_task_time(const sl_pop *op, double rows)
     /* batch_size 0 means "any": the whole task is one batch. */
     batches = op->batch_size > 0 ? ceil(rows / op->batch_size) : 1.0;
   return op->time_per_task + rows * op->time_per_row + batches * op->time_per_batch;
+}
+
+int64_t sl_plan_rows_per_part(const sl_pop *op, double target_bytes)
+{
+  if (!isfinite(target_bytes) || !(target_bytes > 0))
+    return INT64_MAX;
+  double rows = ceil(target_bytes / fmax(op->out_row_bytes, 1));
+  return rows >= (double)INT64_MAX ? INT64_MAX : (int64_t)fmax(1, rows);
 }
 
 double sl_plan_task_out_rows(const sl_pop *op, double rows)

@@ -61,6 +61,14 @@ typedef struct {
 int sl_plan_build(sl_plan *out, const sl_workload *w, const sl_plan_opts *opts,
                   char *err, size_t errlen);
 
+/**
+ * @brief Output rows per partition of a task of @p op flushing at
+ *        @p target_bytes: the fewest rows whose bytes reach the target, at
+ *        least one; INT64_MAX when the target is infinite (one partition).
+ *        The one cut both engines make.
+ */
+int64_t sl_plan_rows_per_part(const sl_pop *op, double target_bytes);
+
 /** @brief Modelled duration at speed 1 of a task of @p op on @p rows input rows. */
 double sl_plan_task_time(const sl_pop *op, double rows);
 

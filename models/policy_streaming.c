@@ -336,6 +336,7 @@ static sl_task_id make_task(sl_core *c, int op, int near)
         break;
       c->tasks[id].rows /= reducers;
       c->tasks[id].bytes /= reducers;
+      c->tasks[id].share = (int32_t)r;
       if (first == SL_NONE)
         first = id;
       else

@@ -68,7 +68,7 @@ typedef struct {
   int concurrency;          /**< max tasks in flight, 0 = unlimited */
   sl_accel_set accel;       /**< node groups it may run on; empty: any */
   /* source only */
-  int64_t tasks;            /**< number of read tasks (splits) */
+  int64_t tasks;            /**< source: read tasks (splits); all_to_all: reducers */
   int64_t rows_per_task;    /**< rows each read task yields */
   double read_bytes_per_row;/**< bytes fetched from remote storage per row */
   int nparams;

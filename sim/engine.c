@@ -36,12 +36,12 @@
 #include "models/bound.h"
 #include "models/error.h"
 #include "sim/platform.h"
-#include "sim/rng.h"
+#include "models/rng.h"
 
 #define EPS 1e-9
 
 /* rng streams */
-enum { STREAM_SPREAD = 1, STREAM_MTBF = 2 };
+enum { STREAM_MTBF = 2 }; /* models/core.c draws spreads on stream 1 */
 
 typedef struct sim_s sim;
 
@@ -103,14 +103,6 @@ typedef struct {
   uint64_t mtbf_draws;
 } node_t;
 
-/* Open addressing: key of an origin's work (its split or its inputs) ->
- * the origin task id, so retries can name their origin in tasks.csv. */
-typedef struct {
-  uint64_t *keys;
-  uint32_t *vals;
-  uint64_t cap, n;
-} origin_map;
-
 struct sim_s {
   const sl_sim_opts *o;
   const sl_plan *plan;
@@ -136,7 +128,6 @@ struct sim_s {
   /* the sink */
   double *split_rows;
   int64_t nsplits;
-  origin_map origins;
   /* run state */
   bool done, failed;
   int fail_code;
@@ -150,58 +141,6 @@ struct sim_s {
 
 /* ------------------------------------------------------------ small maps */
 
-static uint64_t origin_key(const sl_decision *d)
-{
-  if (d->ninputs == 0)
-    return (1ULL << 63) | (uint64_t)d->split;
-  return (uint64_t)(uintptr_t)d->inputs; /* an origin's input array: stable and its own */
-}
-
-static int origin_grow(origin_map *m)
-{
-  uint64_t ncap = m->cap ? m->cap * 2 : 1024;
-  uint64_t *keys = calloc(ncap, sizeof *keys);
-  uint32_t *vals = calloc(ncap, sizeof *vals);
-  if (!keys || !vals) {
-    free(keys);
-    free(vals);
-    return SL_ENOMEM;
-  }
-  for (uint64_t i = 0; i < m->cap; i++)
-    if (m->keys[i]) {
-      uint64_t h = sl__sim_mix(m->keys[i]) & (ncap - 1);
-      while (keys[h])
-        h = (h + 1) & (ncap - 1);
-      keys[h] = m->keys[i];
-      vals[h] = m->vals[i];
-    }
-  free(m->keys);
-  free(m->vals);
-  m->keys = keys;
-  m->vals = vals;
-  m->cap = ncap;
-  return 0;
-}
-
-static uint32_t origin_of(origin_map *m, const sl_decision *d)
-{
-  uint64_t key = origin_key(d);
-  if (!key)
-    return d->task;
-  if ((m->n + 1) * 2 > m->cap && origin_grow(m) < 0)
-    return d->task;
-  uint64_t h = sl__sim_mix(key) & (m->cap - 1);
-  while (m->keys[h] && m->keys[h] != key)
-    h = (h + 1) & (m->cap - 1);
-  if (m->keys[h])
-    return m->vals[h];
-  if (d->attempt > 0)
-    return d->task; /* its origin ran before tasks were kept: unknown */
-  m->keys[h] = key;
-  m->vals[h] = d->task;
-  m->n++;
-  return d->task;
-}
 
 static int parts_reserve(sim *s, sl_part_id p)
 {
@@ -428,7 +367,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   if (w->doomed)
     s->pending_kills[k]--;
   w->task = d->task;
-  w->origin = s->o->keep_tasks ? origin_of(&s->origins, d) : d->task;
+  w->origin = d->origin;
   w->op = d->op;
   w->attempt = d->attempt;
   w->split = d->split;
@@ -437,14 +376,13 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->start = now;
   w->inputs = d->inputs;
   w->ninputs = d->ninputs;
-  /* emissions as tests/harness.h makes them: evenly, at the target size */
-  double seconds = sl_plan_task_time(op, (double)d->rows) *
-                   sl__sim_spread(op->time_spread, s->o->seed, STREAM_SPREAD, d->task);
-  w->rows_out = (int64_t)round(sl_plan_task_out_rows(op, (double)d->rows));
+  /* the work order's cut and time: emissions evenly over the attempt; the
+   * host's speed turns work_s into the order's charge_s */
+  double seconds = d->work_s;
+  w->rows_out = d->out_rows;
   w->row_bytes = op->out_row_bytes;
-  double per = isfinite(d->target_bytes) ? ceil(d->target_bytes / fmax(w->row_bytes, 1)) : (double)w->rows_out;
-  w->rows_per_flush = (int64_t)fmax(1, per);
-  w->nflush = w->rows_out > 0 ? (uint32_t)ceil((double)w->rows_out / (double)w->rows_per_flush) : 0;
+  w->rows_per_flush = d->rows_per_part < w->rows_out ? d->rows_per_part : (w->rows_out > 0 ? w->rows_out : 1);
+  w->nflush = w->rows_out > 0 ? (uint32_t)((w->rows_out + w->rows_per_flush - 1) / w->rows_per_flush) : 0;
   w->next = 0;
   w->emitted_rows = 0;
   w->bytes_out = 0;
@@ -881,7 +819,7 @@ static void apply_random(sim *s, int n, double now)
     nd->mtbf_next = s->o->repair_s > 0 ? now + s->o->repair_s : INFINITY;
   } else {
     join_node(s, n, now);
-    nd->mtbf_next = now + sl__sim_exponential(s->o->mtbf_s, s->o->seed, STREAM_MTBF + (uint64_t)n, nd->mtbf_draws++);
+    nd->mtbf_next = now + sl__draw_exponential(s->o->mtbf_s, s->o->seed, STREAM_MTBF + (uint64_t)n, nd->mtbf_draws++);
   }
   s->res->faults_applied++;
 }
@@ -1090,7 +1028,7 @@ static int setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen)
     nd->budget = sl_cluster_node_group(c, n)->store_bytes;
     nd->nslots = sl_core_node_slots(s->core, n);
     nd->slots = &s->slots[k];
-    nd->mtbf_next = s->o->mtbf_s > 0 ? sl__sim_exponential(s->o->mtbf_s, s->o->seed, STREAM_MTBF + (uint64_t)n, 0)
+    nd->mtbf_next = s->o->mtbf_s > 0 ? sl__draw_exponential(s->o->mtbf_s, s->o->seed, STREAM_MTBF + (uint64_t)n, 0)
                                      : INFINITY;
     nd->mtbf_draws = 1;
     for (int j = 0; j < nd->nslots; j++, k++) {
@@ -1194,8 +1132,6 @@ static void free_sim(sim *s)
     holding_clear(&s->part_holds[i]);
   free(s->part_holds);
   free(s->split_rows);
-  free(s->origins.keys);
-  free(s->origins.vals);
 }
 
 static void simulate(const sl_sim_opts *o, sl_sim_result *r)
@@ -1207,7 +1143,9 @@ static void simulate(const sl_sim_opts *o, sl_sim_result *r)
   s.interval = o->sample_interval_s > 0 ? o->sample_interval_s : have_bound ? b.jct_s / 100 : 1;
   s.time_limit = o->time_limit_s > 0 ? o->time_limit_s : (have_bound ? 50 * b.jct_s : 0) + 3600;
   r->sample_interval_s = s.interval;
-  s.core = sl_core_new(o->plan, o->cluster, &o->core, r->err, sizeof r->err);
+  sl_core_opts core = o->core;
+  core.seed = o->seed; /* the spreads of task times, drawn by the core */
+  s.core = sl_core_new(o->plan, o->cluster, &core, r->err, sizeof r->err);
   if (!s.core) {
     r->code = SL_EINVAL;
     goto out;

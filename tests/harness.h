@@ -131,9 +131,6 @@ static void h_launch(harness *h, const sl_decision *d)
     if (h->tasks[i].live && h->tasks[i].node == d->node && h->tasks[i].slot == d->slot &&
         sl_core_task_live(h->core, (uint32_t)i))
       h->slot_clashes++;
-  const sl_pop *op = &h->plan->ops[d->op];
-  const sl_node_group *g = sl_cluster_node_group(h->cluster, d->node);
-  double speed = op->gpu > 0 ? g->gpu_speed : g->cpu_speed;
   h_task *t = h_task_of(h, d->task);
   memset(t, 0, sizeof *t);
   t->live = true;
@@ -142,12 +139,12 @@ static void h_launch(harness *h, const sl_decision *d)
   t->slot = d->slot;
   t->start = h->now;
   t->split = d->split;
-  t->duration = sl_plan_task_time(op, (double)d->rows) / speed;
-  t->rows_out = round(sl_plan_task_out_rows(op, (double)d->rows));
-  t->row_bytes = op->out_row_bytes;
-  double per = isfinite(d->target_bytes) ? ceil(d->target_bytes / fmax(t->row_bytes, 1)) : t->rows_out;
-  t->rows_per_flush = (int64_t)fmax(1, per);
-  t->nflush = t->rows_out > 0 ? (uint32_t)ceil(t->rows_out / t->rows_per_flush) : 0;
+  /* the work order, as both engines carry it out */
+  t->duration = d->charge_s;
+  t->rows_out = (double)d->out_rows;
+  t->row_bytes = h->plan->ops[d->op].out_row_bytes;
+  t->rows_per_flush = d->rows_per_part < d->out_rows ? d->rows_per_part : (d->out_rows > 0 ? d->out_rows : 1);
+  t->nflush = d->out_rows > 0 ? (uint32_t)((d->out_rows + t->rows_per_flush - 1) / t->rows_per_flush) : 0;
   h->launches++;
   h->launches_on_group[d->op][h->cluster->nodes[d->node].group]++;
   if (h->launched_at_op_min[d->op] == 0 || h->now < h->launched_at_op_min[d->op])

@@ -379,6 +379,141 @@ static void test_errored_rows_are_skipped_and_counted(void **state)
   remove_dir(x.dir);
 }
 
+/* ------------------------------------------------- the work order, kept */
+
+/* 6 sources of 2 rows of 100 KB, a map that expands each row into 16 and
+ * a per-MB cost, a per-batch cost downstream: a 400 KB target cuts each
+ * expanded input row into four partitions. */
+static void expanding(sl_workload *w)
+{
+  memset(w, 0, sizeof *w);
+  snprintf(w->name, sizeof w->name, "expanding");
+  w->target_partition_bytes = 400e3;
+  w->seed = 9;
+  sl_op_spec *p = add_op(w, "read", SL_OP_SOURCE, 1, 0, "generate");
+  p->tasks = 6;
+  p->rows_per_task = 2;
+  p->out_row_bytes = 100e3;
+  p->time_per_task = 0.02;
+  sl_op_spec *f = add_op(w, "frames", SL_OP_MAP, 0.99, 0, "sleep");
+  f->rows_out_per_row = 16;
+  f->time_per_row = 0.01;
+  f->time_per_byte = 0.1 / MB; /* 10 ms per 100 KB input row: the executor once charged none */
+  f->out_row_bytes = 100e3;
+  sl_op_spec *b = add_op(w, "batch", SL_OP_MAP_BATCHES, 0.98, 0, "sleep");
+  b->batch_size = 8;
+  b->time_per_batch = 0.02; /* the executor once held its slot 0 s for this */
+  b->out_row_bytes = 100;
+}
+
+/* One task row of tasks.csv. */
+typedef struct {
+  char op[32];
+  int64_t rows_in, rows_out, parts_out;
+  double start, end;
+  char status[16];
+} task_row;
+
+static int read_tasks(const char *dir, task_row *rows, int cap)
+{
+  char path[100], line[1024];
+  snprintf(path, sizeof path, "%s/tasks.csv", dir);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  int n = 0;
+  assert_non_null(fgets(line, sizeof line, f));
+  while (n < cap && fgets(line, sizeof line, f)) {
+    char *field[16], *save = NULL;
+    int k = 0;
+    for (char *t = strtok_r(line, ",\n", &save); t && k < 16; t = strtok_r(NULL, ",\n", &save))
+      field[k++] = t;
+    assert_true(k >= 15);
+    task_row *r = &rows[n++];
+    snprintf(r->op, sizeof r->op, "%s", field[4]);
+    r->start = atof(field[7]);
+    r->end = atof(field[8]);
+    r->rows_in = atoll(field[9]);
+    r->rows_out = atoll(field[11]);
+    r->parts_out = atoll(field[13]);
+    snprintf(r->status, sizeof r->status, "%s", field[14]);
+  }
+  fclose(f);
+  return n;
+}
+
+/* Bug: the executor cut an expanded output by input rows (one 1.6 MB
+ * partition per input row), the simulator into 400 KB ones; it charged
+ * time_per_row only, so per-MB and per-batch costs held no slot. The work
+ * order now says both, and the executor keeps to it. */
+static void test_keeps_the_work_order_cut_and_time(void **state)
+{
+  (void)state;
+  run_extra x = {.workload = expanding, .on_full = SL_FULL_SPILL, .keep_dir = true};
+  outcome r = run_with("streaming", 2, 64 * MB, NULL, &x);
+  assert_int_equal(r.rc, 0);
+  assert_true(r.s.complete);
+  assert_float_equal(r.s.rows, 6 * 2 * 16, 0);
+  task_row t[400];
+  int n = read_tasks(x.dir, t, 400), frames = 0, batches = 0;
+  for (int i = 0; i < n; i++) {
+    if (strcmp(t[i].op, "frames") == 0) {
+      frames++;
+      /* 4 rows of 100 KB per 400 KB partition */
+      assert_int_equal(t[i].rows_out, 16 * t[i].rows_in);
+      assert_int_equal(t[i].parts_out, (t[i].rows_out + 3) / 4);
+      /* (10 ms + 10 ms per 100 KB) per input row, never less */
+      assert_true(t[i].end - t[i].start >= 0.02 * (double)t[i].rows_in - 1e-3);
+    } else if (strcmp(t[i].op, "batch") == 0) {
+      batches++;
+      assert_true(t[i].end - t[i].start >= 0.02 - 1e-3);
+    }
+  }
+  assert_true(frames > 0 && batches > 0);
+  remove_dir(x.dir);
+}
+
+/* An all-to-all of three reducers, each reading its share of every input
+ * (rows whose id modulo 3 is its share). A retried reducer reads the share
+ * of the attempt it repeats: the sink is the same with a kill of each. */
+static void shuffling(sl_workload *w)
+{
+  tiny(w);
+  snprintf(w->name, sizeof w->name, "shuffling");
+  sl_op_spec *t = &w->ops[1];
+  snprintf(t->name, sizeof t->name, "shuffle");
+  snprintf(t->kernel, sizeof t->kernel, "sleep");
+  t->kind = SL_OP_ALL_TO_ALL;
+  t->tasks = 3;
+  t->cpu = 0.99;
+}
+
+static void test_all_to_all_with_retries(void **state)
+{
+  (void)state;
+  run_extra x = {.workload = shuffling, .on_full = SL_FULL_SPILL, .keep_dir = true};
+  outcome base = run_with("streaming", 2, 8 * MB, NULL, &x);
+  assert_int_equal(base.rc, 0);
+  assert_true(base.s.complete);
+  assert_float_equal(base.s.rows, 96, 0);
+  task_row t[200];
+  int n = read_tasks(x.dir, t, 200), reducers = 0;
+  for (int i = 0; i < n; i++)
+    if (strcmp(t[i].op, "shuffle") == 0) {
+      reducers++;
+      assert_int_equal(t[i].rows_out, 32); /* a third of 96 rows each */
+    }
+  assert_int_equal(reducers, 3);
+  remove_dir(x.dir);
+  const char *faults[] = {"kill:shuffle@0.02s", "kill:shuffle@0.05s", "lose:1@0.03s,join:1@0.2s"};
+  for (unsigned f = 0; f < sizeof faults / sizeof faults[0]; f++) {
+    run_extra y = {.workload = shuffling, .on_full = SL_FULL_SPILL};
+    outcome r = run_with("streaming", 2, 8 * MB, faults[f], &y);
+    assert_int_equal(r.rc, 0);
+    assert_true(r.s.complete);
+    assert_true(r.checksum == base.checksum);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -391,6 +526,8 @@ int main(void)
     cmocka_unit_test(test_spill_disk_full),
     cmocka_unit_test(test_corrupt_row_is_named),
     cmocka_unit_test(test_errored_rows_are_skipped_and_counted),
+    cmocka_unit_test(test_keeps_the_work_order_cut_and_time),
+    cmocka_unit_test(test_all_to_all_with_retries),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

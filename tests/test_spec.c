@@ -313,8 +313,8 @@ static void test_kernels(void **state)
 static void test_misplaced_keys(void **state)
 {
   (void)state;
-  WL_ERR(SRC "[m]\nkind = map\ntasks = 3\n", 8, "key 'tasks' applies to a source only");
-  WL_ERR(SRC "[m]\ntasks = 3\nkind = map\n", 7, "key 'tasks' applies to a source only");
+  WL_ERR(SRC "[m]\nkind = map\ntasks = 3\n", 8, "key 'tasks' does not apply to a map operator");
+  WL_ERR(SRC "[m]\ntasks = 3\nkind = map\n", 7, "key 'tasks' does not apply to a map operator");
   WL_ERR(SRC "batch_size = 4\n", 6, "key 'batch_size' does not apply to a source");
   WL_ERR(SRC "out_row_bytes = 4MB\n", 6, "'out_row_bytes' does not apply to a source");
   WL_ERR(SRC "[s]\nkind = sink\nkernel = noop\n", 8, "a sink takes 'kind' only");

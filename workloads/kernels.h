@@ -251,6 +251,22 @@ bool sl_kernel_on_gpu(const sl_kernel *k);
 bool sl_kernel_emulated(const sl_kernel *k);
 
 /**
+ * @brief Whether @p k stands for work that only the cost model times
+ *        (generate, noop, sleep, spin, an emulated accelerator): an engine
+ *        then builds it with no time of its own and holds the slot for the
+ *        work order's charge with sl_kernel_hold(). A real kernel's time is
+ *        the time it takes.
+ */
+bool sl_kernel_modelled(const sl_kernel *k);
+
+/**
+ * @brief Holds the slot until @p seconds on CLOCK_MONOTONIC (an absolute
+ *        time): spin burns CPU, every other kernel sleeps. 0, or SL_EINTR
+ *        when the task is cancelled.
+ */
+int sl_kernel_hold(sl_kernel *k, double seconds);
+
+/**
  * @brief Marks the start of a task: spends time_per_task for sleep, spin and
  *        an emulated GPU (no-op for the others). Call once per task attempt,
  *        before its first generate/apply. 0 or SL_EINTR.

@@ -486,7 +486,7 @@ static const sl__key sl__op_keys[] = {
   {"out_row_bytes", SL__T_SIZE, SL__OP(out_row_bytes), SL__R_POS, 1, SL__TRANSFORMS},
   {"batch_size", SL__T_INT, SL__OP(batch_size), SL__R_ONE, 1, SL__TRANSFORMS},
   {"concurrency", SL__T_INT, SL__OP(concurrency), SL__R_ONE, 1, SL__TASKS},
-  {"tasks", SL__T_INT64, SL__OP(tasks), SL__R_ONE, 1, SL__SOURCE},
+  {"tasks", SL__T_INT64, SL__OP(tasks), SL__R_ONE, 1, SL__SOURCE | SL__K(SL_OP_ALL_TO_ALL)},
   {"rows_per_task", SL__T_INT64, SL__OP(rows_per_task), SL__R_ONE, 1, SL__SOURCE},
   /* a source's rows are its output rows */
   {"row_bytes", SL__T_SIZE, SL__OP(out_row_bytes), SL__R_POS, 1, SL__SOURCE},

@@ -16,7 +16,7 @@ static int generate_row(sl_kernel *k, int64_t id, uint32_t split, sl_rows *out)
   return 0;
 }
 
-const sl__kernel_ops sl__generate_ops = {.gen = generate_row, .paced = true};
+const sl__kernel_ops sl__generate_ops = {.gen = generate_row, .paced = true, .modelled = true};
 
 /* ---- pass-through ---------------------------------------------------------- */
 
@@ -57,7 +57,7 @@ static int pass_rows(sl_kernel *k, const sl_rows *in, size_t first, size_t count
   return 0;
 }
 
-const sl__kernel_ops sl__noop_ops = {.apply = pass_rows};
+const sl__kernel_ops sl__noop_ops = {.apply = pass_rows, .modelled = true};
 
 /* ---- sleep ------------------------------------------------------------------ */
 
@@ -87,7 +87,7 @@ static int sleep_apply(sl_kernel *k, const sl_rows *in, size_t first, size_t cou
   return rc;
 }
 
-const sl__kernel_ops sl__sleep_ops = {.apply = sleep_apply, .begin_task = sleep_task};
+const sl__kernel_ops sl__sleep_ops = {.apply = sleep_apply, .begin_task = sleep_task, .modelled = true};
 
 /* ---- spin ------------------------------------------------------------------- */
 
@@ -155,4 +155,10 @@ static int spin_apply(sl_kernel *k, const sl_rows *in, size_t first, size_t coun
   return rc;
 }
 
-const sl__kernel_ops sl__spin_ops = {.apply = spin_apply, .begin_task = spin_task};
+static int spin_hold(sl_kernel *k, const struct timespec *deadline)
+{
+  return burn_until(k, NULL, 0, 0, deadline);
+}
+
+const sl__kernel_ops sl__spin_ops = {
+  .apply = spin_apply, .begin_task = spin_task, .modelled = true, .hold = spin_hold};

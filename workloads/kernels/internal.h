@@ -98,6 +98,10 @@ typedef struct {
   /** Sources that stand in for a modelled read: rows come out no faster
    *  than time_per_row each, so emission follows the cost model. */
   bool paced;
+  /** Stands for work that only the cost model times (sl_kernel_modelled()). */
+  bool modelled;
+  /** Holds the slot until @p deadline; NULL: sleeps. */
+  int (*hold)(sl_kernel *k, const struct timespec *deadline);
 } sl__kernel_ops;
 
 struct sl_kernel {

@@ -187,6 +187,22 @@ void sl_kernel_free(sl_kernel *k)
 const sl_kernel_info *sl_kernel_info_of(const sl_kernel *k) { return k->info; }
 bool sl_kernel_on_gpu(const sl_kernel *k) { return k->on_gpu; }
 bool sl_kernel_emulated(const sl_kernel *k) { return k->emulated; }
+
+bool sl_kernel_modelled(const sl_kernel *k) { return k->ops->modelled || k->emulated; }
+
+int sl_kernel_hold(sl_kernel *k, double seconds)
+{
+  struct timespec deadline;
+  double whole = floor(seconds);
+  deadline.tv_sec = (time_t)whole;
+  deadline.tv_nsec = (long)((seconds - whole) * 1e9);
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec++;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  int rc = k->ops->hold ? k->ops->hold(k, &deadline) : sl__sleep_until(k, &deadline);
+  return rc ? sl__kernel_fail(k, SL_EINTR, "%s: cancelled", k->info->name) : 0;
+}
 const char *sl_kernel_last_error(const sl_kernel *k) { return k->err; }
 
 int sl__kernel_fail(sl_kernel *k, int code, const char *fmt, ...)
