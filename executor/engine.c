@@ -758,7 +758,8 @@ static void record(worker *w, const sl_decision *d, const task_run *tr, double s
   sl_task_record r = {.task = d->task, .origin = d->origin, .attempt = d->attempt, .op = d->op,
                       .node = d->node, .slot = d->slot, .start_s = start, .end_s = end,
                       .rows_in = d->rows, .bytes_in = d->bytes, .rows_out = tr->rows_out,
-                      .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st};
+                      .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st,
+                      .speed = d->speed};
   sl_recorder_task(w->e->rec, &r);
 }
 

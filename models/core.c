@@ -667,7 +667,8 @@ static void work_order(const sl_core *c, sl_decision *d, const sl__task *o, int 
   d->out_rows = llround(sl_plan_task_out_rows(op, (double)d->rows));
   /* a retry draws afresh: it is another run of the same work */
   d->work_s = sl_plan_task_time(op, (double)d->rows) * sl__draw_spread(op->time_spread, c->seed, DRAW_SPREAD, d->task);
-  d->charge_s = speed > 0 ? d->work_s / speed : d->work_s;
+  d->speed = speed > 0 ? speed : 1;
+  d->charge_s = d->work_s / d->speed;
   d->share = o->share;
   d->shares = o->share >= 0 && op->kind == SL_OP_ALL_TO_ALL && op->tasks > 1 ? op->tasks : 1;
   if (d->shares == 1)

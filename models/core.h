@@ -115,6 +115,7 @@ typedef struct {
   int64_t out_rows;     /**< LAUNCH: output rows the attempt makes, as the cost model has it */
   double work_s;        /**< LAUNCH: modelled seconds at speed 1, spread included */
   double charge_s;      /**< LAUNCH: work_s at this node's speed: how long the slot is held */
+  double speed;         /**< LAUNCH: that speed (of the CPU or GPU the operator uses) */
   int64_t share, shares;/**< LAUNCH of an all-to-all task: its share of each input; 0 of 1 otherwise */
   sl_part_id part;      /**< DELIVER, DROP */
   const bool *keep_split; /**< ROLLBACK: splits whose rows the sink keeps */

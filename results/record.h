@@ -28,6 +28,7 @@ typedef struct {
   double bytes_in, bytes_out;
   int parts_out;
   sl_task_status status;
+  double speed; /**< of the node's resource the attempt ran on (the order's) */
 } sl_task_record;
 
 /** @brief The one-row summary. Columns are listed in record.c. */

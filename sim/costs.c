@@ -264,9 +264,12 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
 
 /* ----------------------------------------------------------- calibration */
 
-enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N };
-static const char *const wanted[C_N] = {"op", "op_name", "start_s", "end_s", "rows_in", "rows_out", "bytes_out",
-                                        "status"};
+/* Columns read; those from C_N on are optional. 'speed' (the speed of the
+ * node's resource an attempt ran at) turns a duration back into time at
+ * speed 1, so that a run on unequal nodes calibrates right. */
+enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N, C_SPEED = C_N, C_ALL };
+static const char *const wanted[C_ALL] = {"op",       "op_name",   "start_s", "end_s", "rows_in",
+                                          "rows_out", "bytes_out", "status",  "speed"};
 
 typedef struct {
   double *x, *y, *rows_out, *bytes_out;
@@ -279,8 +282,8 @@ typedef struct {
   int record;      /* records complete so far; record 0 is the header */
   int record_line; /* line where the last complete record ended */
   int col, rc;
-  int index[C_N]; /* column of each wanted field, -1 when absent */
-  char field[C_N][128];
+  int index[C_ALL]; /* column of each wanted field, -1 when absent */
+  char field[C_ALL][128];
   int ncols;
   sl_sim_costs *costs;
   samples s[SL_MAX_OPS];
@@ -324,12 +327,12 @@ static void on_field(void *data, size_t len, void *ctx)
     return;
   const char *s = data ? data : "";
   if (r->record == 0) {
-    for (int k = 0; k < C_N; k++)
+    for (int k = 0; k < C_ALL; k++)
       if (strcmp(s, wanted[k]) == 0)
         r->index[k] = col;
     return;
   }
-  for (int k = 0; k < C_N; k++)
+  for (int k = 0; k < C_ALL; k++)
     if (r->index[k] == col)
       snprintf(r->field[k], sizeof r->field[k], "%.*s", (int)(len < 127 ? len : 127), s);
 }
@@ -413,8 +416,13 @@ static int take_record(reader *r)
     rc = number_field(r, C_ROWS_OUT, &rows_out);
   if (!rc)
     rc = number_field(r, C_BYTES_OUT, &bytes_out);
+  double speed = 1;
+  if (!rc && r->index[C_SPEED] >= 0)
+    rc = number_field(r, C_SPEED, &speed);
   if (rc)
     return rc;
+  if (!(speed > 0 && speed <= 1e6))
+    return fail_at(r->err, r->errlen, r->path, r->line, "speed must be a number above 0, up to 1e6");
   if (start < 0 || end < start || end > TRACE_TIME_MAX)
     return fail_at(r->err, r->errlen, r->path, r->line, "start_s and end_s must be 0 <= start_s <= end_s <= %g",
                    TRACE_TIME_MAX);
@@ -432,7 +440,7 @@ static int take_record(reader *r)
   int slot = op_slot(r, r->field[C_OP_NAME], (int)op);
   if (slot < 0)
     return slot;
-  if (push(&r->s[slot], rows_in, end - start, rows_out, bytes_out) < 0) {
+  if (push(&r->s[slot], rows_in, (end - start) * speed, rows_out, bytes_out) < 0) {
     snprintf(r->err, r->errlen, "out of memory");
     return SL_ENOMEM;
   }
@@ -445,7 +453,7 @@ static void on_record(int term, void *ctx)
   reader *r = ctx;
   if (!r->rc)
     r->rc = take_record(r);
-  for (int k = 0; k < C_N; k++)
+  for (int k = 0; k < C_ALL; k++)
     r->field[k][0] = 0;
   r->col = 0;
   r->record++;
@@ -626,7 +634,7 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
     return SL_ENOMEM;
   }
   *r = (reader){.path = path, .line = 1, .costs = out, .err = err, .errlen = errlen};
-  for (int k = 0; k < C_N; k++)
+  for (int k = 0; k < C_ALL; k++)
     r->index[k] = -1;
   int rc = parse_csv(r, f);
   fclose(f);
