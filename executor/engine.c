@@ -392,6 +392,7 @@ typedef struct {
   double start_abs, charge;
   int64_t nparts;
   sl_kernel *holder;
+  double waited; /* held by backpressure: refused emissions until RESUME */
 } task_run;
 
 /* The core's books and the real buffers must agree byte for byte: the
@@ -422,10 +423,14 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
     if (rc == SL_EAGAIN) {
       /* Parking this task may have been the core's cue to let another
        * waiter (or this one) through: act on that before sleeping. */
+      double parked = now_s(e);
       drain(e, w);
       while (!w->resume && !atomic_load(&w->cancel) && !e->stop)
         pthread_cond_wait(&w->cv, &e->lock);
       w->resume = false;
+      tr->waited += now_s(e) - parked;
+      /* the pace moves with the wait: the charge is work, not wall time */
+      tr->start_abs += now_s(e) - parked;
       continue;
     }
     if (rc == SL_ESTATE) {
@@ -759,7 +764,7 @@ static void record(worker *w, const sl_decision *d, const task_run *tr, double s
                       .node = d->node, .slot = d->slot, .start_s = start, .end_s = end,
                       .rows_in = d->rows, .bytes_in = d->bytes, .rows_out = tr->rows_out,
                       .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st,
-                      .speed = d->speed};
+                      .speed = d->speed, .waited_s = tr->waited};
   sl_recorder_task(w->e->rec, &r);
 }
 

@@ -331,7 +331,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
   csv_out o = {f, 0};
   const char *cols[] = {"task", "origin", "attempt", "op", "op_name", "node", "slot", "start_s",
                         "end_s", "rows_in", "bytes_in", "rows_out", "bytes_out", "partitions_out",
-                        "status", "speed", NULL};
+                        "status", "speed", "waited_s", NULL};
   for (int i = 0; cols[i]; i++)
     field_str(&o, cols[i]);
   end_row(&o);
@@ -353,6 +353,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
     field_i64(&o, t->parts_out);
     field_str(&o, status_name(t->status));
     field_num(&o, t->speed);
+    field_num(&o, t->waited_s);
     end_row(&o);
   }
   return commit(f, tmp, dir, "tasks.csv", err, errlen);

@@ -29,6 +29,7 @@ typedef struct {
   int parts_out;
   sl_task_status status;
   double speed; /**< of the node's resource the attempt ran on (the order's) */
+  double waited_s; /**< held by backpressure: an emission refused until RESUME */
 } sl_task_record;
 
 /** @brief The one-row summary. Columns are listed in record.c. */

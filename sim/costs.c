@@ -266,10 +266,13 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
 
 /* Columns read; those from C_N on are optional. 'speed' (the speed of the
  * node's resource an attempt ran at) turns a duration back into time at
- * speed 1, so that a run on unequal nodes calibrates right. */
-enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N, C_SPEED = C_N, C_ALL };
+ * speed 1, so that a run on unequal nodes calibrates right; 'waited_s'
+ * (time held by backpressure) is no cost of the operator's and is taken
+ * out, so that a run that backpressured calibrates right too. */
+enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N,
+       C_SPEED = C_N, C_WAITED, C_ALL };
 static const char *const wanted[C_ALL] = {"op",       "op_name",   "start_s", "end_s", "rows_in",
-                                          "rows_out", "bytes_out", "status",  "speed"};
+                                          "rows_out", "bytes_out", "status",  "speed", "waited_s"};
 
 typedef struct {
   double *x, *y, *rows_out, *bytes_out;
@@ -416,13 +419,17 @@ static int take_record(reader *r)
     rc = number_field(r, C_ROWS_OUT, &rows_out);
   if (!rc)
     rc = number_field(r, C_BYTES_OUT, &bytes_out);
-  double speed = 1;
+  double speed = 1, waited = 0;
   if (!rc && r->index[C_SPEED] >= 0)
     rc = number_field(r, C_SPEED, &speed);
+  if (!rc && r->index[C_WAITED] >= 0)
+    rc = number_field(r, C_WAITED, &waited);
   if (rc)
     return rc;
   if (!(speed > 0 && speed <= 1e6))
     return fail_at(r->err, r->errlen, r->path, r->line, "speed must be a number above 0, up to 1e6");
+  if (!(waited >= 0 && waited <= end - start + 1e-6))
+    return fail_at(r->err, r->errlen, r->path, r->line, "waited_s must be from 0 to end_s - start_s");
   if (start < 0 || end < start || end > TRACE_TIME_MAX)
     return fail_at(r->err, r->errlen, r->path, r->line, "start_s and end_s must be 0 <= start_s <= end_s <= %g",
                    TRACE_TIME_MAX);
@@ -440,7 +447,7 @@ static int take_record(reader *r)
   int slot = op_slot(r, r->field[C_OP_NAME], (int)op);
   if (slot < 0)
     return slot;
-  if (push(&r->s[slot], rows_in, (end - start) * speed, rows_out, bytes_out) < 0) {
+  if (push(&r->s[slot], rows_in, fmax(0, end - start - waited) * speed, rows_out, bytes_out) < 0) {
     snprintf(r->err, r->errlen, "out of memory");
     return SL_ENOMEM;
   }

@@ -80,6 +80,7 @@ typedef struct {
   int64_t split, rows_in;
   double bytes_in, start;
   double speed; /* of the node's resource the attempt runs on */
+  double waited; /* held by backpressure so far */
   const sl_part_id *inputs;
   int ninputs;
   double chunk_flops; /* one execution per output partition */
@@ -289,7 +290,8 @@ static void record(sim *s, const slot_t *w, sl_task_status status, double end)
   sl_task_record r = {.task = w->task, .origin = w->origin, .attempt = w->attempt, .op = w->op, .node = w->node,
                       .slot = w->slot, .start_s = w->start, .end_s = end, .rows_in = w->rows_in,
                       .rows_out = w->emitted_rows, .bytes_in = w->bytes_in, .bytes_out = w->bytes_out,
-                      .parts_out = w->parts_out, .status = status, .speed = w->speed};
+                      .parts_out = w->parts_out, .status = status, .speed = w->speed,
+                      .waited_s = w->waited};
   if (sl_recorder_task(s->rec, &r) < 0)
     s->res->code = SL_ENOMEM;
 }
@@ -375,6 +377,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->rows_in = d->rows;
   w->bytes_in = d->bytes;
   w->speed = d->speed;
+  w->waited = 0;
   w->start = now;
   w->inputs = d->inputs;
   w->ninputs = d->ninputs;
@@ -592,6 +595,7 @@ static bool emit_next(slot_t *w, sl_task_id task)
         park(w);
       if (!still_mine(w, task))
         return false;
+      w->waited += simgrid_get_clock() - now;
       continue;
     }
     if (rc == SL_ESTATE)

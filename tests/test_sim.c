@@ -610,6 +610,45 @@ static void test_calibrate_unequal_speeds(void **state)
   sl_cluster_free(&c);
 }
 
+/* Bug: a run held up by backpressure calibrated its waits as work: with a
+ * store of a few partitions, the sources' refused emissions made them look
+ * several times slower. tasks.csv says how long each attempt waited. */
+static void test_calibrate_after_backpressure(void **state)
+{
+  (void)state;
+  sl_workload w;
+  calib_workload(&w);
+  w.ops[1].time_per_row = 0.2; /* a slow consumer: the sources wait */
+  sl_plan p;
+  char err[512], dir[128], workload[64];
+  sl_plan_opts po = {0};
+  assert_int_equal(sl_plan_build(&p, &w, &po, err, sizeof err), 0);
+  sl_cluster c;
+  three_nodes(&c, 4 * MB, 1e12);
+  sl_cluster_free(&c);
+  c.groups[0].count = 1;
+  assert_int_equal(sl_cluster_expand(&c), 0);
+  snprintf(dir, sizeof dir, "%s/sim-calib-bp-%d", SL_BINARY_DIR, (int)getpid());
+  sl_sim_opts o = opts_for(&p, &c, "static"); /* fixed instances: sources park */
+  o.keep_tasks = true;
+  o.out_dir = dir;
+  sl_sim_result r;
+  sl_sim_run(&o, &r);
+  assert_whole(&r, 1200);
+  sl_sim_costs costs;
+  int rc = sl_sim_calibrate(dir, &costs, workload, sizeof workload, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, 0);
+  const sl_sim_op_cost *rd = cost_of(&costs, "read");
+  fprintf(stderr, "  read after backpressure: %.6g s per row\n", rd->time_per_row);
+  assert_float_equal(rd->time_per_row * 10, 0.5, 0.005);
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+  sl_cluster_free(&c);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -623,6 +662,7 @@ int main(void)
     cmocka_unit_test(test_deterministic),
     cmocka_unit_test(test_calibrate_round_trip),
     cmocka_unit_test(test_calibrate_unequal_speeds),
+    cmocka_unit_test(test_calibrate_after_backpressure),
     cmocka_unit_test(test_cost_file_errors),
     cmocka_unit_test(test_platform_xml),
     cmocka_unit_test(test_refused_options),
