@@ -3,7 +3,10 @@
  *
  * - stream (Flink-like): every operator gets a fixed number of long-lived
  *   instances placed on slots at start; an instance's outputs go
- *   round-robin to the next operator's instances through bounded channels,
+ *   round-robin to the next operator's instances through bounded channels
+ *   (row by row, as a rebalance does: a partition goes to the instance that
+ *   has been sent the fewest rows, the round-robin order breaking ties, so
+ *   partitions of unequal size still share the rows out evenly),
  *   and a full channel holds its producer (backpressure). Every interval a
  *   global checkpoint commits the source splits that reached the sink; any
  *   failure or change of the cluster rolls the whole job back to the last
@@ -28,6 +31,7 @@ typedef struct {
   int op, node;
   sl__idq chan;     /* partitions routed to this instance */
   sl_task_id busy;  /* running attempt, SL_NONE when idle */
+  double rows_routed; /* rows sent to it since it was placed */
 } instance;
 
 typedef struct {
@@ -210,13 +214,23 @@ static int channel_capacity(const sl_core *c, int op)
   return cap;
 }
 
+/* The instance of op + 1 that @p op's next partition goes to: the one sent
+ * the fewest rows, the first from the round-robin pointer on a tie (with
+ * partitions of equal size, plain round-robin). */
 static instance *route_target(const sl_core *c, int op)
 {
   placement *p = pl(c);
   int next = op + 1;
-  if (p->count[next] == 0)
+  uint32_t n = (uint32_t)p->count[next];
+  if (n == 0)
     return NULL;
-  return &p->inst[p->first[next] + p->rr[op] % (uint32_t)p->count[next]];
+  instance *base = &p->inst[p->first[next]], *best = &base[p->rr[op] % n];
+  for (uint32_t k = 1; k < n; k++) {
+    instance *in = &base[(p->rr[op] + k) % n];
+    if (in->rows_routed < best->rows_routed)
+      best = in;
+  }
+  return best;
 }
 
 void sl__static_emitted(sl_core *c, double now, sl__task *t, sl_part_id pid)
@@ -229,7 +243,9 @@ void sl__static_emitted(sl_core *c, double now, sl__task *t, sl_part_id pid)
     return; /* no instance now: placed again on the next cluster change */
   sl__idq_push(&in->chan, pid);
   part->in_queue = 1;
-  pl(c)->rr[part->op]++;
+  in->rows_routed += (double)part->rows;
+  placement *p = pl(c);
+  p->rr[part->op] = (uint32_t)(in - &p->inst[p->first[part->op + 1]]) + 1;
 }
 
 int sl__static_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate *fate)

@@ -35,6 +35,7 @@ typedef struct {
   int64_t rows_per_flush;
   uint32_t nflush, next;
   int64_t split;
+  int64_t rows_in;
 } h_task;
 
 typedef struct {
@@ -139,6 +140,7 @@ static void h_launch(harness *h, const sl_decision *d)
   t->slot = d->slot;
   t->start = h->now;
   t->split = d->split;
+  t->rows_in = d->rows;
   /* the work order, as both engines carry it out */
   t->duration = d->charge_s;
   t->rows_out = (double)d->out_rows;
