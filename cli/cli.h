@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "models/cluster.h"
+#include "models/core.h"
 #include "models/plan.h"
 #include "models/workload.h"
 
@@ -53,6 +54,16 @@ int sl_cli_load_cluster(const char *arg, const sl_workload *w, sl_cluster *c);
 
 /** @brief Builds the plan and prints its error. */
 int sl_cli_build_plan(const sl_workload *w, sl_plan *p);
+
+/**
+ * @brief Replays the events of @p path (written by --record-events) through
+ *        a core built from @p plan, @p cluster and @p opts alone, and says
+ *        whether it decides what the recorded run decided. SL_EXIT_OK when
+ *        the decision hashes agree, SL_EXIT_FAILED when not, SL_EXIT_USAGE
+ *        for a file that cannot be read.
+ */
+int sl_cli_replay(const char *cmd, const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts,
+                  const char *path);
 
 /** @brief Whether @p s is one of -h, --help. */
 bool sl_cli_is_help(const char *s);

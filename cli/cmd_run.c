@@ -14,8 +14,9 @@
 static const char *USAGE =
   "sluice run WORKLOAD [--cluster SPEC] [--model MODEL] [--memory SIZE] [--on-full spill|oom]\n"
   "                    [--fail SCHEDULE] [--out DIR] [--reservation-ratio R]\n"
-  "                    [--checkpoint-interval TIME] [--stall-timeout TIME]\n"
-  "                    [--max-errored-rows N] [--time-scale F] [--quiet]";
+  "                    [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
+  "                    [--seed N] [--stall-timeout TIME] [--max-errored-rows N] [--time-scale F]\n"
+  "                    [--record-events FILE | --replay-events FILE] [--quiet]";
 
 static const char *HELP =
   "Runs WORKLOAD on this machine: one worker thread per slot of each virtual\n"
@@ -30,6 +31,12 @@ static const char *HELP =
   "  --out DIR             summary.csv, timeline.csv, tasks.csv (default runs/run-WORKLOAD-MODEL)\n"
   "  --reservation-ratio R Ray Data's per-operator reservation (default 0)\n"
   "  --checkpoint-interval TIME   stream model (default 360s)\n"
+  "  --checkpoint-cost TIME       stream model: pause per checkpoint (default 0)\n"
+  "  --restart-cost TIME          stream model: pause per rollback (default 0)\n"
+  "  --seed N              task time spreads (default: the workload's seed)\n"
+  "  --record-events FILE  write the events the core was fed, for --replay-events\n"
+  "  --replay-events FILE  run nothing: feed FILE's events to the core alone and say\n"
+  "                        whether it decides as the recorded run did (exit 1 if not)\n"
   "  --stall-timeout TIME  fail a run that makes no progress this long (default 0: never)\n"
   "  --max-errored-rows N  rows a kernel may reject before the run fails (default 0)\n"
   "  --time-scale F        multiply every modelled time by F (0.1: ten times faster)\n"
@@ -79,9 +86,12 @@ int sl_cmd_run(int argc, char **argv)
     {"stall-timeout", required_argument, NULL, 's'},
     {"max-errored-rows", required_argument, NULL, 'e'},
     {"time-scale", required_argument, NULL, 't'},
+    {"checkpoint-cost", required_argument, NULL, 'C'}, {"restart-cost", required_argument, NULL, 'R'},
+    {"seed", required_argument, NULL, 'S'},    {"record-events", required_argument, NULL, 'E'},
+    {"replay-events", required_argument, NULL, 'P'},
     {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
     {0}};
-  const char *cluster_arg = NULL, *fail_arg = NULL, *out_arg = NULL;
+  const char *cluster_arg = NULL, *fail_arg = NULL, *out_arg = NULL, *replay = NULL;
   double memory = 0;
   bool quiet = false;
   sl_exec_opts eo;
@@ -90,7 +100,7 @@ int sl_cmd_run(int argc, char **argv)
   sl_cli_set_command("run", USAGE);
   optind = 1;
   opterr = 0;
-  while ((ch = getopt_long(argc, argv, "c:m:M:F:f:o:r:k:s:e:t:qh", opts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "c:m:M:F:f:o:r:k:s:e:t:C:R:S:E:P:qh", opts, NULL)) != -1) {
     switch (ch) {
     case 'c':
       cluster_arg = optarg;
@@ -142,6 +152,29 @@ int sl_cmd_run(int argc, char **argv)
       if (sl_parse_number(optarg, &eo.time_scale) < 0 || eo.time_scale <= 0)
         return sl_cli_usage_error("run", USAGE, "--time-scale takes a positive factor, not '%s'", optarg);
       break;
+    case 'C':
+      if (sl_parse_time(optarg, &eo.core.checkpoint_cost_s) < 0 || eo.core.checkpoint_cost_s < 0)
+        return sl_cli_usage_error("run", USAGE, "--checkpoint-cost: '%s' is not a time", optarg);
+      break;
+    case 'R':
+      if (sl_parse_time(optarg, &eo.core.restart_cost_s) < 0 || eo.core.restart_cost_s < 0)
+        return sl_cli_usage_error("run", USAGE, "--restart-cost: '%s' is not a time", optarg);
+      break;
+    case 'S': {
+      int64_t n;
+      if (sl_parse_int(optarg, &n) < 0 || n <= 0)
+        return sl_cli_usage_error("run", USAGE, "--seed: '%s' is not a whole number above 0", optarg);
+      eo.core.seed = (uint64_t)n;
+      break;
+    }
+    case 'E':
+      if (!optarg[0])
+        return sl_cli_usage_error("run", USAGE, "--record-events: empty file name");
+      eo.record_events = optarg;
+      break;
+    case 'P':
+      replay = optarg;
+      break;
     case 'q':
       quiet = true;
       break;
@@ -154,6 +187,8 @@ int sl_cmd_run(int argc, char **argv)
   }
   if (optind != argc - 1)
     return sl_cli_usage_error("run", USAGE, optind >= argc ? "missing WORKLOAD" : "too many arguments");
+  if (replay && eo.record_events)
+    return sl_cli_usage_error("run", USAGE, "--record-events and --replay-events exclude each other");
 
   sl_workload w;
   sl_plan plan;
@@ -170,6 +205,11 @@ int sl_cmd_run(int argc, char **argv)
   }
   if (memory > 0)
     sl_cluster_set_store(&cluster, memory);
+  if (replay) {
+    rc = sl_cli_replay("run", &plan, &cluster, &eo.core, replay);
+    sl_cluster_free(&cluster);
+    return rc;
+  }
   char err[600], outdir[512];
   if (sl_faults_parse(fail_arg, &plan, &cluster, &eo.faults, err, sizeof err) < 0) {
     sl_cluster_free(&cluster);

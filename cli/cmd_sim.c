@@ -21,7 +21,7 @@ static const char *USAGE =
   "                  [--mtbf TIME [--repair TIME]] [--seed N] [--costs FILE] [--spill-bandwidth BW]\n"
   "                  [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
   "                  [--sample TIME] [--time-limit TIME] [--stall-timeout TIME] [--out DIR]\n"
-  "                  [--no-tasks] [--quiet]";
+  "                  [--record-events FILE | --replay-events FILE] [--no-tasks] [--quiet]";
 
 static const char *HELP =
   "Replays the plan of WORKLOAD on a simulated cluster: SimGrid supplies time,\n"
@@ -51,6 +51,9 @@ static const char *HELP =
   "  --stall-timeout TIME  fail a run that delivers no row and finishes no task for this\n"
   "                        much simulated time, naming the operator that holds it up\n"
   "                        (default 0: only the time limit)\n"
+  "  --record-events FILE  write the events the core was fed, for --replay-events\n"
+  "  --replay-events FILE  simulate nothing: feed FILE's events (of sim or run) to the core\n"
+  "                        alone and say whether it decides as the recorded run did\n"
   "  --no-tasks            no tasks.csv rows (huge runs)\n"
   "  --quiet               print nothing but errors\n"
   "\n"
@@ -58,11 +61,11 @@ static const char *HELP =
 
 enum {
   O_CLUSTER = 256, O_PLATFORM, O_MODEL, O_MEMORY, O_ON_FULL, O_RATIO, O_FAIL, O_MTBF, O_REPAIR, O_SEED, O_COSTS,
-  O_CK_INTERVAL, O_CK_COST, O_RESTART, O_SAMPLE, O_LIMIT, O_STALL, O_OUT, O_NO_TASKS, O_QUIET, O_SPILL, O_HELP
+  O_CK_INTERVAL, O_CK_COST, O_RESTART, O_SAMPLE, O_LIMIT, O_STALL, O_OUT, O_NO_TASKS, O_QUIET, O_SPILL, O_RECORD, O_REPLAY, O_HELP
 };
 
 typedef struct {
-  const char *workload, *cluster, *platform, *model, *fail, *costs, *out;
+  const char *workload, *cluster, *platform, *model, *fail, *costs, *out, *record, *replay;
   double memory, ratio, mtbf, repair, ck_interval, ck_cost, restart, sample, limit, spill, stall;
   bool oom, no_tasks, quiet, have_seed, have_repair;
   uint64_t seed;
@@ -101,6 +104,12 @@ static int parse_option(int ch, args *a)
   case O_OUT: a->out = optarg; return 0;
   case O_NO_TASKS: a->no_tasks = true; return 0;
   case O_QUIET: a->quiet = true; return 0;
+  case O_RECORD:
+    if (!optarg[0])
+      return bad("--record-events: empty file name%s", "");
+    a->record = optarg;
+    return 0;
+  case O_REPLAY: a->replay = optarg; return 0;
   case O_MEMORY:
     if (sl_parse_size(optarg, &a->memory) < 0 || a->memory <= 0)
       return bad("--memory: '%s' is not a size (e.g. 8GB)", optarg);
@@ -153,6 +162,7 @@ static int parse_args(int argc, char **argv, args *a)
     {"stall-timeout", required_argument, NULL, O_STALL},
     {"out", required_argument, NULL, O_OUT}, {"no-tasks", no_argument, NULL, O_NO_TASKS},
     {"quiet", no_argument, NULL, O_QUIET}, {"spill-bandwidth", required_argument, NULL, O_SPILL},
+    {"record-events", required_argument, NULL, O_RECORD}, {"replay-events", required_argument, NULL, O_REPLAY},
     {"help", no_argument, NULL, O_HELP}, {0}};
   memset(a, 0, sizeof *a);
   a->model = "streaming";
@@ -303,6 +313,14 @@ static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const 
   o.stall_timeout_s = a->stall;
   o.keep_tasks = !a->no_tasks;
   o.out_dir = a->out ? a->out : out;
+  o.record_events = a->record;
+  if (a->replay && a->record)
+    return sl_cli_usage_error("sim", USAGE, "--record-events and --replay-events exclude each other");
+  if (a->replay) {
+    sl_core_opts core = o.core;
+    core.seed = o.seed; /* as the simulator builds its core */
+    return sl_cli_replay("sim", p, c, &core, a->replay);
+  }
   if ((rc = make_parents(o.out_dir)))
     return rc;
   sl_sim_result r;

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "results/events.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -117,4 +118,28 @@ int sl_cli_build_plan(const sl_workload *w, sl_plan *p)
     return SL_EXIT_USAGE;
   }
   return 0;
+}
+
+int sl_cli_replay(const char *cmd, const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts,
+                  const char *path)
+{
+  char err[600];
+  sl_core *core = sl_core_new(plan, cluster, opts, err, sizeof err);
+  if (!core) {
+    fprintf(stderr, "sluice %s: %s\n", cmd, err);
+    return SL_EXIT_USAGE;
+  }
+  uint64_t recorded = 0, replayed = 0;
+  int64_t n = 0;
+  int rc = sl_event_log_replay(path, core, &recorded, &replayed, &n, err, sizeof err);
+  sl_core_free(core);
+  if (rc < 0) {
+    fprintf(stderr, "sluice %s: %s\n", cmd, err);
+    return SL_EXIT_USAGE;
+  }
+  bool same = recorded == replayed;
+  printf("replayed %lld events of %s through the core alone: decisions %016llx, recorded %016llx: %s\n",
+         (long long)n, path, (unsigned long long)replayed, (unsigned long long)recorded,
+         same ? "the same" : "DIFFERENT");
+  return same ? SL_EXIT_OK : SL_EXIT_FAILED;
 }

@@ -25,6 +25,7 @@
 #include "executor/store.h"
 #include "models/bound.h"
 #include "models/error.h"
+#include "results/events.h"
 #include "workloads/kernels.h"
 #include "workloads/kernels/gemm_cuda.h"
 #include "workloads/sink.h"
@@ -127,6 +128,7 @@ struct engine {
   sl_store *store;
   sl_sink *sink;
   sl_recorder *rec;
+  sl_event_log *events; /* what the core was fed, with --record-events */
   pthread_mutex_t lock;
   pthread_cond_t main_cv;
   worker **workers;     /* [node][slot] */
@@ -1159,7 +1161,9 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   e.store = sl_store_new(cluster->nnodes, spill);
   e.sink = sl_sink_new();
   e.rec = sl_recorder_new(plan, cluster, true);
-  if (!e.store || !e.sink || !e.rec) {
+  if (opts->record_events && (e.events = sl_event_log_new()) != NULL)
+    sl_core_observe(e.core, sl_event_log_observe, e.events);
+  if (!e.store || !e.sink || !e.rec || (opts->record_events && !e.events)) {
     snprintf(err, errlen, "out of memory");
     rc = SL_ENOMEM;
     goto out_free;
@@ -1193,10 +1197,14 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
     rc = SL_EIO;
     goto out_free;
   }
+  if (e.events && (rc = sl_event_log_write(e.events, opts->record_events, sl_core_decision_hash(e.core), err,
+                                           errlen)) < 0)
+    goto out_free;
   rc = e.fail_code;
   if (rc) /* the whole message: the summary's note may be cut short */
     snprintf(err, errlen, "%s", e.fail_msg[0] ? e.fail_msg : summary->note);
 out_free:
+  sl_event_log_free(e.events);
   free(e.rejected.cell);
   sl_recorder_free(e.rec);
   sl_sink_free(e.sink);

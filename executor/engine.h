@@ -29,6 +29,7 @@ typedef struct {
   double stall_timeout_s;     /**< fail a run without progress this long; 0 = never */
   int64_t max_errored_rows;   /**< rows a kernel may reject before the run fails */
   const volatile sig_atomic_t *interrupted; /**< set by a signal handler */
+  const char *record_events;  /**< write the events fed to the core here (results/events.h), or NULL */
 } sl_exec_opts;
 
 void sl_exec_opts_default(sl_exec_opts *o);

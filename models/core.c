@@ -70,8 +70,33 @@ const char *sl_core_opts_model_name(const sl_core_opts *o)
 
 /* -------------------------------------------------------------- decisions */
 
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ b[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+/* Every field of @p d that an engine acts on, and what its pointers point
+ * to: two cores that push equal hashes decided the same. */
+static uint64_t hash_decision(const sl_core *c, uint64_t h, const sl_decision *d)
+{
+  int64_t ints[] = {d->kind, d->task, d->origin, d->op, d->node, d->slot, d->attempt, d->ninputs, d->split,
+                    d->rows, d->rows_per_part, d->out_rows, d->share, d->shares, d->part, d->code};
+  double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed};
+  h = fnv(h, ints, sizeof ints);
+  h = fnv(h, reals, sizeof reals);
+  if (d->inputs && d->ninputs > 0)
+    h = fnv(h, d->inputs, sizeof *d->inputs * (size_t)d->ninputs);
+  if (d->keep_split && c->plan->ops[0].tasks > 0)
+    h = fnv(h, d->keep_split, sizeof *d->keep_split * (size_t)c->plan->ops[0].tasks);
+  return h;
+}
+
 void sl__push(sl_core *c, const sl_decision *d)
 {
+  c->dec_hash = hash_decision(c, c->dec_hash, d);
   if (c->dec_len == c->dec_cap) {
     uint32_t ncap = c->dec_cap ? c->dec_cap * 2 : 64;
     sl_decision *n = malloc(sizeof *n * ncap);
@@ -370,6 +395,7 @@ sl_core *sl_core_new(const sl_plan *plan, const sl_cluster *cluster, const sl_co
   c->plan = plan;
   c->cluster = cluster;
   c->opts = *opts;
+  c->dec_hash = 0xcbf29ce484222325ULL; /* FNV-1a's offset basis */
   c->seed = opts->seed ? opts->seed : plan->workload && plan->workload->seed ? (uint64_t)plan->workload->seed : 1;
   c->nops = plan->nops;
   c->nnodes = cluster->nnodes;
@@ -999,8 +1025,60 @@ static void after_event(sl_core *c, double now)
 
 /* ---------------------------------------------------------------- events */
 
+static void observe_event(sl_core *c, sl_event_kind kind, double now, sl_task_id task, int64_t rows, double bytes,
+                          int node)
+{
+  if (!c->observer)
+    return;
+  sl_event ev = {.kind = kind, .now = now, .task = task, .rows = rows, .bytes = bytes, .node = node};
+  c->observer(c->observer_ctx, &ev);
+}
+
+void sl_core_observe(sl_core *c, sl_event_fn fn, void *ctx)
+{
+  c->observer = fn;
+  c->observer_ctx = ctx;
+}
+
+uint64_t sl_core_decision_hash(const sl_core *c)
+{
+  return c->dec_hash;
+}
+
+static const char *const event_names[SL_EV_NKINDS] = {"start", "emit", "finished", "failed", "lost", "joined", "tick"};
+
+const char *sl_event_kind_name(sl_event_kind k)
+{
+  return (unsigned)k < SL_EV_NKINDS ? event_names[k] : NULL;
+}
+
+int sl_core_apply(sl_core *c, const sl_event *ev)
+{
+  sl_part_id part;
+  sl_emit_fate fate;
+  switch (ev->kind) {
+  case SL_EV_START:
+    return sl_core_start(c, ev->now);
+  case SL_EV_EMIT:
+    return sl_core_emit(c, ev->now, ev->task, ev->rows, ev->bytes, &part, &fate);
+  case SL_EV_FINISHED:
+    return sl_core_finished(c, ev->now, ev->task);
+  case SL_EV_FAILED:
+    return sl_core_failed(c, ev->now, ev->task);
+  case SL_EV_NODE_LOST:
+    return sl_core_node_lost(c, ev->now, ev->node);
+  case SL_EV_NODE_JOINED:
+    return sl_core_node_joined(c, ev->now, ev->node);
+  case SL_EV_TICK:
+    return sl_core_tick(c, ev->now);
+  default:
+    return SL_EINVAL;
+  }
+}
+
 int sl_core_start(sl_core *c, double now)
 {
+  observe_event(c, SL_EV_START, now, SL_NONE, 0, 0, -1);
   if (c->started)
     return SL_ESTATE;
   c->started = true;
@@ -1083,6 +1161,7 @@ static sl_part_id record_output(sl_core *c, sl__task *t, int64_t rows, double by
 int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double bytes,
                  sl_part_id *part, sl_emit_fate *fate)
 {
+  observe_event(c, SL_EV_EMIT, now, id, rows, bytes, -1);
   if (id >= c->ntasks || c->tasks[id].state != SL__T_RUNNING || c->done)
     return SL_ESTATE;
   c->now = now;
@@ -1145,6 +1224,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
 
 int sl_core_finished(sl_core *c, double now, sl_task_id id)
 {
+  observe_event(c, SL_EV_FINISHED, now, id, 0, 0, -1);
   if (id >= c->ntasks || c->tasks[id].state != SL__T_RUNNING)
     return SL_ESTATE;
   c->now = now;
@@ -1187,6 +1267,7 @@ static void fail_attempt(sl_core *c, double now, sl__task *t)
 
 int sl_core_failed(sl_core *c, double now, sl_task_id id)
 {
+  observe_event(c, SL_EV_FAILED, now, id, 0, 0, -1);
   if (id >= c->ntasks)
     return SL_EINVAL;
   if (c->tasks[id].state != SL__T_RUNNING)
@@ -1209,6 +1290,7 @@ static bool part_is_lost(uint32_t id, void *ctx)
 
 int sl_core_node_lost(sl_core *c, double now, int node)
 {
+  observe_event(c, SL_EV_NODE_LOST, now, SL_NONE, 0, 0, node);
   if (node < 0 || node >= c->nnodes)
     return SL_EINVAL;
   if (!c->nodes[node].alive)
@@ -1263,6 +1345,7 @@ int sl_core_node_lost(sl_core *c, double now, int node)
 
 int sl_core_node_joined(sl_core *c, double now, int node)
 {
+  observe_event(c, SL_EV_NODE_JOINED, now, SL_NONE, 0, 0, node);
   if (node < 0 || node >= c->nnodes)
     return SL_EINVAL;
   if (c->nodes[node].alive)
@@ -1277,6 +1360,7 @@ int sl_core_node_joined(sl_core *c, double now, int node)
 
 int sl_core_tick(sl_core *c, double now)
 {
+  observe_event(c, SL_EV_TICK, now, SL_NONE, 0, 0, -1);
   c->now = now;
   if (c->policy->tick)
     c->policy->tick(c, now);

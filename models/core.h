@@ -180,6 +180,49 @@ int sl_core_node_slots(const sl_core *c, int node);
 /** @brief Whether the task's emissions are still welcome (false once cancelled). */
 bool sl_core_task_live(const sl_core *c, sl_task_id t);
 
+/* ------------------------------------------------------ recording events */
+
+/** @brief The events an engine feeds a core, one per call of sl_core_start(),
+ *  sl_core_emit(), sl_core_finished(), sl_core_failed(), sl_core_node_lost(),
+ *  sl_core_node_joined() and sl_core_tick(). */
+typedef enum {
+  SL_EV_START,
+  SL_EV_EMIT,
+  SL_EV_FINISHED,
+  SL_EV_FAILED,
+  SL_EV_NODE_LOST,
+  SL_EV_NODE_JOINED,
+  SL_EV_TICK,
+  SL_EV_NKINDS
+} sl_event_kind;
+
+typedef struct {
+  sl_event_kind kind;
+  double now;
+  sl_task_id task;  /**< EMIT, FINISHED, FAILED */
+  int64_t rows;     /**< EMIT */
+  double bytes;     /**< EMIT */
+  int node;         /**< NODE_LOST, NODE_JOINED */
+} sl_event;
+
+/** @brief Called with every event, before the core acts on it. */
+typedef void (*sl_event_fn)(void *ctx, const sl_event *ev);
+
+/** @brief Calls @p fn with every event from now on (NULL: none). The seam's
+ *  proof: the events recorded from an engine, replayed through a core alone
+ *  with sl_core_apply(), give the same decisions (sl_core_decision_hash()). */
+void sl_core_observe(sl_core *c, sl_event_fn fn, void *ctx);
+
+/** @brief Feeds @p ev to the core, as the engine's call did; what that call returned. */
+int sl_core_apply(sl_core *c, const sl_event *ev);
+
+/** @brief A hash (FNV-1a) of every decision the core has made so far, fields
+ *  and inputs included: equal for two cores that decided the same. */
+uint64_t sl_core_decision_hash(const sl_core *c);
+
+/** @brief The name of an event kind ("emit", ...); NULL past the last. */
+const char *sl_event_kind_name(sl_event_kind k);
+
 /** @brief Counters for summaries and progress lines. */
 typedef struct {
   int64_t tasks_launched, tasks_finished, tasks_failed, retried_tasks;

@@ -144,6 +144,9 @@ struct sl_core_s {
 
   sl_decision *decs;     /**< ring of pending decisions */
   uint32_t dec_head, dec_len, dec_cap;
+  uint64_t dec_hash;     /**< FNV-1a over every decision pushed */
+  sl_event_fn observer;  /**< sl_core_observe() */
+  void *observer_ctx;
 
   sl__idq blocked;       /**< attempts waiting for regenerated inputs */
   int64_t active;        /**< attempts queued, blocked or running */

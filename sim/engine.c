@@ -35,6 +35,7 @@
 
 #include "models/bound.h"
 #include "models/error.h"
+#include "results/events.h"
 #include "sim/platform.h"
 #include "models/rng.h"
 
@@ -111,6 +112,7 @@ struct sim_s {
   const sl_cluster *cluster;
   sl_core *core;
   sl_recorder *rec;
+  sl_event_log *events; /* what the core was fed, with --record-events */
   sl_sim_result *res;
   node_t *nodes;
   slot_t *slots;
@@ -1121,6 +1123,7 @@ static void free_sim(sim *s)
 {
   sl_core_free(s->core);
   sl_recorder_free(s->rec);
+  sl_event_log_free(s->events);
   free(s->nodes);
   /* the simulation is over (or never ran): no actor waits on these now */
   for (int i = 0; s->slots && i < s->nslots; i++)
@@ -1159,7 +1162,9 @@ static void simulate(const sl_sim_opts *o, sl_sim_result *r)
   s.nsplits = o->plan->ops[0].tasks;
   s.split_rows = calloc(s.nsplits > 0 ? s.nsplits : 1, sizeof *s.split_rows);
   s.rec = sl_recorder_new(o->plan, o->cluster, o->keep_tasks);
-  if (!s.split_rows || !s.rec) {
+  if (o->record_events && (s.events = sl_event_log_new()) != NULL)
+    sl_core_observe(s.core, sl_event_log_observe, s.events);
+  if (!s.split_rows || !s.rec || (o->record_events && !s.events)) {
     r->code = SL_ENOMEM;
     snprintf(r->err, sizeof r->err, "out of memory");
     goto out;
@@ -1180,6 +1185,8 @@ static void simulate(const sl_sim_opts *o, sl_sim_result *r)
   if (r->code == 0 && o->out_dir &&
       sl_recorder_write(s.rec, &r->summary, o->out_dir, r->err, sizeof r->err) < 0)
     r->code = SL_EIO;
+  if (r->code == 0 && s.events)
+    r->code = sl_event_log_write(s.events, o->record_events, sl_core_decision_hash(s.core), r->err, sizeof r->err);
 out:
   sl_sim_layout_free(&layout);
   free_sim(&s);

@@ -75,6 +75,7 @@ typedef struct {
                                   (simulated seconds), naming the stuck operator; 0 = never */
   bool keep_tasks;           /**< one tasks.csv row per attempt (off for huge runs) */
   const char *out_dir;       /**< where the CSVs go; NULL writes nothing */
+  const char *record_events; /**< write the events fed to the core here (results/events.h), or NULL */
 } sl_sim_opts;
 
 /** @brief Defaults: streaming batch, no faults, seed 1, tasks kept. */
