@@ -767,7 +767,8 @@ static void record(worker *w, const sl_decision *d, const task_run *tr, double s
                       .rows_in = d->rows, .bytes_in = d->bytes, .rows_out = tr->rows_out,
                       .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st,
                       .speed = d->speed, .waited_s = tr->waited};
-  sl_recorder_task(w->e->rec, &r);
+  if (sl_recorder_task(w->e->rec, &r) < 0)
+    fail_job(w->e, SL_ENOMEM, "out of memory recording task %u", d->task);
 }
 
 /* Runs one task; called without the lock, returns with it held. */
@@ -1073,7 +1074,9 @@ static void supervise(engine *e)
   int next_fault = 0;
   double last_rows = -1, last_change = 0;
   pthread_mutex_lock(&e->lock);
-  sl_core_start(e->core, 0);
+  int rc = sl_core_start(e->core, 0);
+  if (rc < 0)
+    fail_job(e, rc, "the core could not start the job: %s", sl_strerror(rc));
   drain(e, NULL);
   while (!e->done && !e->stop) {
     double wake = fmin(sl_core_wakeup(e->core), next_sample);
@@ -1094,7 +1097,8 @@ static void supervise(engine *e)
       drain(e, NULL);
     }
     if (now >= next_sample) {
-      sl_recorder_sample(e->rec, now, e->core);
+      if (sl_recorder_sample(e->rec, now, e->core) < 0)
+        fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
       next_sample = now + o->sample_period_s;
     }
     if (o->progress && now >= next_progress) {
@@ -1117,7 +1121,8 @@ static void supervise(engine *e)
                e->plan->ops[stuck].name);
     }
   }
-  sl_recorder_sample(e->rec, now_s(e), e->core);
+  if (sl_recorder_sample(e->rec, now_s(e), e->core) < 0)
+    fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
   pthread_mutex_unlock(&e->lock);
   if (o->progress)
     fprintf(stderr, "\n");

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/error.h"
+
 #include "models/core.h"
 #include "workloads/kernels.h"
 
@@ -26,7 +28,7 @@ sl_store *sl_store_new(int nnodes, const char *spill_dir);
 void sl_store_free(sl_store *s);
 
 /** @brief Keeps @p rows (moved in, @p rows left empty) as partition @p id on @p node. */
-int sl_store_put(sl_store *s, sl_part_id id, int node, sl_rows *rows);
+SL_MUST_CHECK int sl_store_put(sl_store *s, sl_part_id id, int node, sl_rows *rows);
 
 /** @brief Writes @p rows to disk as partition @p id; @p rows is reset.
  *  SL_EIO (message in @p err) when the disk refuses. */

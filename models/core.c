@@ -135,6 +135,12 @@ static void push_fail(sl_core *c, int code)
   sl__push(c, &d);
 }
 
+void sl__enqueue_id(sl_core *c, sl__idq *q, uint32_t id)
+{
+  if (sl__idq_push(q, id) < 0)
+    push_fail(c, SL_ENOMEM);
+}
+
 /* ------------------------------------------------------------ allocation */
 
 static sl_task_id task_alloc(sl_core *c)
@@ -800,10 +806,10 @@ static void retry(sl_core *c, sl_task_id oid)
   t = &c->tasks[id];
   if (sl__inputs_ready(c, t)) {
     t->state = SL__T_QUEUED;
-    sl__idq_push(&c->ops[t->op].retryq, id);
+    sl__enqueue_id(c, &c->ops[t->op].retryq, id);
   } else {
     t->state = SL__T_BLOCKED;
-    sl__idq_push(&c->blocked, id);
+    sl__enqueue_id(c, &c->blocked, id);
   }
 }
 
@@ -848,7 +854,7 @@ static bool unblock_ready(uint32_t id, void *ctx)
   if (!sl__inputs_ready(c, t))
     return false;
   t->state = SL__T_QUEUED;
-  sl__idq_push(&c->ops[t->op].retryq, id);
+  sl__enqueue_id(c, &c->ops[t->op].retryq, id);
   return true;
 }
 
@@ -1094,7 +1100,7 @@ static void mark_waiting(sl_core *c, sl__task *t, double bytes)
   t->waiting = 1;
   t->pending_bytes = bytes;
   c->ops[t->op].waiting++;
-  sl__idq_push(&c->nodes[t->node].waiting, (uint32_t)(t - c->tasks));
+  sl__enqueue_id(c, &c->nodes[t->node].waiting, (uint32_t)(t - c->tasks));
 }
 
 /* Asks the policy where an emission goes; a refusal parks the task. */
@@ -1334,7 +1340,7 @@ int sl_core_node_lost(sl_core *c, double now, int node)
         sl__task *t = &c->tasks[sl__idq_at(q, k)];
         if (t->state == SL__T_QUEUED && !sl__inputs_ready(c, t)) {
           t->state = SL__T_BLOCKED;
-          sl__idq_push(&c->blocked, sl__idq_at(q, k));
+          sl__enqueue_id(c, &c->blocked, sl__idq_at(q, k));
         }
       }
     }

@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/error.h"
+
 #include "cluster.h"
 #include "plan.h"
 
@@ -139,7 +141,7 @@ sl_core *sl_core_new(const sl_plan *plan, const sl_cluster *cluster, const sl_co
 void sl_core_free(sl_core *c);
 
 /** @brief Starts the job at time @p now: the first decisions become available. */
-int sl_core_start(sl_core *c, double now);
+SL_MUST_CHECK int sl_core_start(sl_core *c, double now);
 
 /**
  * @brief A running task has a full output buffer of @p rows rows and @p bytes
@@ -147,7 +149,7 @@ int sl_core_start(sl_core *c, double now);
  *        where it lives. SL_EAGAIN: hold it and retry after a RESUME decision.
  *        SL_EOOM: the store is full and nothing can free it (on_full = oom).
  */
-int sl_core_emit(sl_core *c, double now, sl_task_id t, int64_t rows, double bytes,
+SL_MUST_CHECK int sl_core_emit(sl_core *c, double now, sl_task_id t, int64_t rows, double bytes,
                  sl_part_id *part, sl_emit_fate *fate);
 
 /** @brief The task has emitted all its output and ended. */

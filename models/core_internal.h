@@ -169,6 +169,10 @@ struct sl_core_s {
 /* Mechanics offered to the policies (core.c). */
 
 /** @brief Appends a decision; a full ring grows. */
+/** @brief Appends @p id to @p q; out of memory, the job fails (a FAIL
+ *  decision) rather than lose the id and hang. */
+void sl__enqueue_id(struct sl_core_s *c, sl__idq *q, uint32_t id);
+
 void sl__push(struct sl_core_s *c, const sl_decision *d);
 
 /** @brief A new origin task of @p op over @p inputs (copied), QUEUED nowhere yet. */

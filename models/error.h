@@ -33,6 +33,10 @@ typedef enum {
   SL__ERR_LAST
 } sl_err;
 
+/** @brief Marks a function whose failure matters: the compiler warns (an
+ *  error in CI) where a caller drops its result. */
+#define SL_MUST_CHECK __attribute__((warn_unused_result))
+
 /** @brief The message of an error code; never NULL, static storage. */
 const char *sl_strerror(int code);
 

@@ -11,14 +11,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "error.h"
+
 typedef struct {
   uint32_t *ring;
   uint32_t head, len, cap;
 } sl__idq;
 
-int sl__idq_push(sl__idq *q, uint32_t id);
-/** @brief Puts @p id at the head, so it is popped next. */
-int sl__idq_push_front(sl__idq *q, uint32_t id);
+/** @brief Appends @p id. 0, or SL_ENOMEM (the queue is unchanged). */
+SL_MUST_CHECK int sl__idq_push(sl__idq *q, uint32_t id);
+/** @brief Puts @p id at the head, so it is popped next. 0 or SL_ENOMEM. */
+SL_MUST_CHECK int sl__idq_push_front(sl__idq *q, uint32_t id);
 uint32_t sl__idq_pop(sl__idq *q);
 
 static inline uint32_t sl__idq_len(const sl__idq *q) { return q->len; }

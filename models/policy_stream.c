@@ -241,7 +241,7 @@ void sl__static_emitted(sl_core *c, double now, sl__task *t, sl_part_id pid)
   instance *in = route_target(c, part->op);
   if (!in)
     return; /* no instance now: placed again on the next cluster change */
-  sl__idq_push(&in->chan, pid);
+  sl__enqueue_id(c, &in->chan, pid);
   part->in_queue = 1;
   in->rows_routed += (double)part->rows;
   placement *p = pl(c);
@@ -523,7 +523,7 @@ static void rollback(sl_core *c, double now)
   for (int64_t s = 0; s < c->nsplits; s++)
     if (!p->committed[s]) {
       c->split_rows[s] = 0;
-      sl__idq_push(&p->pending, (uint32_t)s);
+      sl__enqueue_id(c, &p->pending, (uint32_t)s);
     }
   c->ops[0].next_split = c->plan->ops[0].tasks - sl__idq_len(&p->pending);
   free_instances(p);

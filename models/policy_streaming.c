@@ -340,7 +340,7 @@ static sl_task_id make_task(sl_core *c, int op, int near)
       if (first == SL_NONE)
         first = id;
       else
-        sl__idq_push(&c->ops[op].retryq, id);
+        sl__enqueue_id(c, &c->ops[op].retryq, id);
     }
     for (uint32_t k = 0; k < n; k++) {
       c->parts[all[k]].refs = (int32_t)reducers;
@@ -626,7 +626,7 @@ static void streaming_emitted(sl_core *c, double now, sl__task *t, sl_part_id p)
   /* default routing: the next operator's input queue */
   sl__part *part = &c->parts[p];
   sl__op *next = &c->ops[part->op + 1];
-  sl__idq_push(&next->inq, p);
+  sl__enqueue_id(c, &next->inq, p);
   part->in_queue = 1;
   next->in_queue_bytes += part->bytes;
 }

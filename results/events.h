@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/error.h"
+
 #include "models/core.h"
 
 typedef struct sl_event_log_s sl_event_log;
@@ -32,7 +34,7 @@ int64_t sl_event_log_count(const sl_event_log *log);
 
 /** @brief Writes the log and @p decision_hash to @p path. 0, SL_ENOMEM (the
  *  log is incomplete) or SL_EIO, with a message in @p err. */
-int sl_event_log_write(const sl_event_log *log, const char *path, uint64_t decision_hash, char *err, size_t errlen);
+SL_MUST_CHECK int sl_event_log_write(const sl_event_log *log, const char *path, uint64_t decision_hash, char *err, size_t errlen);
 
 /**
  * @brief Feeds the events of @p path to @p core (new, not started) in order.

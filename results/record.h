@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/error.h"
+
 #include "models/core.h"
 
 typedef enum { SL_TASK_DONE, SL_TASK_FAILED, SL_TASK_CANCELLED } sl_task_status;
@@ -54,10 +56,10 @@ sl_recorder *sl_recorder_new(const sl_plan *plan, const sl_cluster *cluster, boo
 void sl_recorder_free(sl_recorder *r);
 
 /** @brief Records one attempt. Returns 0 or SL_ENOMEM. */
-int sl_recorder_task(sl_recorder *r, const sl_task_record *t);
+SL_MUST_CHECK int sl_recorder_task(sl_recorder *r, const sl_task_record *t);
 
 /** @brief Appends a timeline row at time @p t from the core's counters. */
-int sl_recorder_sample(sl_recorder *r, double t, const sl_core *core);
+SL_MUST_CHECK int sl_recorder_sample(sl_recorder *r, double t, const sl_core *core);
 
 /** @brief Fills the summary fields the core knows (tasks, memory, rows...). */
 void sl_summary_from_core(sl_summary *s, const sl_core *core);

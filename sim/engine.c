@@ -896,7 +896,9 @@ static void driver_main(int argc, char **argv)
   (void)argv;
   sim *s = sg_actor_self_get_data();
   s->in_driver = true;
-  sl_core_start(s->core, 0);
+  int rc = sl_core_start(s->core, 0);
+  if (rc < 0)
+    fail_job(s, rc, 0);
   drain(s, 0);
   sample(s, 0);
   s->next_sample = s->interval;

@@ -259,7 +259,8 @@ static double h_run(harness *h, const sl_plan *plan, const sl_cluster *cluster, 
     h->failed_code = SL_EINVAL;
     return -1;
   }
-  sl_core_start(h->core, 0);
+  if (sl_core_start(h->core, 0) < 0)
+    return -1;
   h_drain(h);
   while (!h->done) {
     double wake = sl_core_wakeup(h->core);

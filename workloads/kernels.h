@@ -44,6 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/error.h"
+
 #include "models/workload.h"
 #include "workloads/kernel_registry.h"
 
@@ -97,11 +99,11 @@ void sl_rows_move(sl_rows *dst, sl_rows *src);
 
 /** @brief Ensures room for @p rows more rows and @p bytes more payload bytes.
  *  @return 0 or SL_ENOMEM. */
-int sl_rows_reserve(sl_rows *r, size_t rows, size_t bytes);
+SL_MUST_CHECK int sl_rows_reserve(sl_rows *r, size_t rows, size_t bytes);
 
 /** @brief Reallocates both buffers to exactly what is used, so that the
  *         footprint of a stored partition is its payload. 0 or SL_ENOMEM. */
-int sl_rows_shrink_to_fit(sl_rows *r);
+SL_MUST_CHECK int sl_rows_shrink_to_fit(sl_rows *r);
 
 /**
  * @brief Appends a row with @p len uninitialised payload bytes and returns
@@ -115,12 +117,12 @@ uint8_t *sl_rows_add(sl_rows *r, int64_t id, uint32_t split, size_t len);
 
 /** @brief Appends a copy of @p len bytes at @p payload. 0, SL_ENOMEM or
  *         SL_EINVAL (len > UINT32_MAX). */
-int sl_rows_append(sl_rows *r, int64_t id, uint32_t split, const void *payload,
+SL_MUST_CHECK int sl_rows_append(sl_rows *r, int64_t id, uint32_t split, const void *payload,
                    size_t len);
 
 /** @brief Appends copies of rows [first, first+count) of @p src (one memcpy
  *         for all payloads). @p src must not be @p dst. 0, SL_ENOMEM, SL_EINVAL. */
-int sl_rows_append_range(sl_rows *dst, const sl_rows *src, size_t first, size_t count);
+SL_MUST_CHECK int sl_rows_append_range(sl_rows *dst, const sl_rows *src, size_t first, size_t count);
 
 /** @brief Shortens the last row's payload to @p len bytes (len <= its size),
  *         e.g. after encoding into a worst-case sized row. */
