@@ -74,6 +74,16 @@ static bool is_last(const sl_core *c, int op)
   return op == c->nops - 1;
 }
 
+/* What one running task of @p op may add to the store at a time: its whole
+ * output, or, when that is more than two partitions, two partitions (a task
+ * whose emission is refused pauses, as a generator past its buffer does:
+ * the rest waits for the consumers). Charging an expanding task its whole
+ * output let one such task run at a time while the stores sat empty. */
+static double task_footprint(const sl_core *c, int op)
+{
+  return fmin(c->ops[op].est_out_bytes, pending_output(c, op));
+}
+
 /* ---------------------------------------------------------- reservation */
 
 static void reserve_into(sl_core *c, double *shared_cpu, double *shared_mem);
@@ -191,7 +201,7 @@ static double still_to_emit(const sl_core *c, int op)
   if (s->running == 0)
     return 0;
   /* what they emitted so far already sits in the store */
-  return fmax(0, s->running * s->est_out_bytes - s->running_out_bytes);
+  return fmin(fmax(0, s->running * s->est_out_bytes - s->running_out_bytes), s->running * task_footprint(c, op));
 }
 
 /* Room in the stores for what one more task of @p op will emit, on top
@@ -215,7 +225,7 @@ static bool has_output_space(const sl_core *c, int op)
   double headroom = 0;
   for (int i = op + 1; i + 1 < c->nops; i++)
     headroom += available_slots(c, i) * pending_output(c, i);
-  return c->stats.store_bytes + coming + headroom + s->est_out_bytes <= L_mem + EPS;
+  return c->stats.store_bytes + coming + headroom + task_footprint(c, op) <= L_mem + EPS;
 }
 
 /* Does @p op grow the data it reads (a source always does)? Only such an
@@ -244,7 +254,8 @@ static bool node_has_room(const sl_core *c, int n, int op)
   double coming = 0;
   for (int j = 0; j + 1 < c->nops; j++)
     if (nd->op_running[j] > 0)
-      coming += fmax(0, nd->op_running[j] * c->ops[j].est_out_bytes - nd->op_running_out[j]);
+      coming += fmin(fmax(0, nd->op_running[j] * c->ops[j].est_out_bytes - nd->op_running_out[j]),
+                     nd->op_running[j] * task_footprint(c, j));
   if (nd->store_used + coming <= EPS)
     return true;
   /* room for one task of each downstream operator that may run here and
@@ -253,7 +264,7 @@ static bool node_has_room(const sl_core *c, int n, int op)
   for (int k = op + 1; k + 1 < c->nops; k++)
     if (nd->op_running[k] == 0 && sl__op_allowed(c, n, k))
       headroom += pending_output(c, k);
-  return nd->store_used + coming + headroom + c->ops[op].est_out_bytes <= nd->store_budget + EPS;
+  return nd->store_used + coming + headroom + task_footprint(c, op) <= nd->store_budget + EPS;
 }
 
 /* The next node, from @p op's rotating cursor, that fits a task of @p op

@@ -442,6 +442,67 @@ static void test_static_routes_rows_evenly(void **state)
   }
 }
 
+/* read -> frames (each row into 16) -> embed on three nodes of unequal
+ * speed, each store ten target partitions: a frames task emits 64 MB, more
+ * than a node's store. */
+static void expanding_pipeline(sl_workload *w, sl_cluster *cl)
+{
+  memset(w, 0, sizeof *w);
+  w->target_partition_bytes = 4 * MB;
+  sl_op_spec *src = add_op(w, "read", SL_OP_SOURCE, 1, 0);
+  src->tasks = 24;
+  src->rows_per_task = 2;
+  src->out_row_bytes = 1 * MB;
+  src->time_per_row = 0.1;
+  sl_op_spec *f = add_op(w, "frames", SL_OP_MAP, 0.99, 0);
+  f->rows_out_per_row = 16;
+  f->time_per_row = 0.4;
+  f->out_row_bytes = 1 * MB;
+  sl_op_spec *e = add_op(w, "embed", SL_OP_MAP, 0.98, 0);
+  e->time_per_row = 0.075;
+  e->out_row_bytes = 1e3;
+  memset(cl, 0, sizeof *cl);
+  snprintf(cl->name, sizeof cl->name, "unequal3");
+  cl->ngroups = 3;
+  for (int g = 0; g < 3; g++) {
+    sl_node_group *n = &cl->groups[g];
+    snprintf(n->name, sizeof n->name, "g%d", g);
+    n->count = 1;
+    n->cpu = 4;
+    n->memory_bytes = 1e9;
+    n->store_bytes = 40 * MB;
+    n->cpu_speed = n->gpu_speed = g == 0 ? 1 : g == 1 ? 0.7 : 0.5;
+    n->nic_bps = 1.25e9;
+  }
+  assert_int_equal(sl_cluster_expand(cl), 0);
+}
+
+/* Bug: the streaming policy charged a task that grows data its whole
+ * output before launching it. An expanding task's output (64 MB) is more
+ * than a store: one ran at a time while the stores sat two-thirds empty,
+ * at 28% of the bound. A task now adds at most two partitions at a time
+ * (it pauses when its emission is refused, as a generator does). */
+static void test_expanding_operator_does_not_starve(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster cl;
+  expanding_pipeline(&w, &cl);
+  sl_plan plan;
+  build(&plan, &w);
+  sl_bound b;
+  assert_int_equal(sl_bound_compute(&plan, &cl, &b), 0);
+  sl_core_opts o = model("streaming");
+  harness h = {0};
+  double jct = h_run(&h, &plan, &cl, &o, 1e5);
+  assert_float_equal(h_delivered(&h), 768, 1e-9);
+  fprintf(stderr, "  expanding pipeline: %.2f s, %.0f%% of the %.2f s bound\n", jct, 100 * b.jct_s / jct, b.jct_s);
+  assert_true(h.max_store_over_budget <= 1e-6);
+  assert_true(jct < 2.5 * b.jct_s);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
 /* ------------------------------------------------------ accelerator pins */
 
 /* 3 x (4 CPU, 1 GPU at half speed, "a10g") and 2 x (8 CPU, 2 GPU, "a100"). */
@@ -700,6 +761,7 @@ int main(void)
     cmocka_unit_test(test_lineage_recovers_lost_partitions),
     cmocka_unit_test(test_all_to_all),
     cmocka_unit_test(test_static_routes_rows_evenly),
+    cmocka_unit_test(test_expanding_operator_does_not_starve),
     cmocka_unit_test(test_deterministic),
     cmocka_unit_test(test_pins_hold_in_every_model),
     cmocka_unit_test(test_pin_to_missing_label),
