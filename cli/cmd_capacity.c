@@ -210,8 +210,8 @@ static int set_models(args *a)
   for (int m = 0; m < a->nmodels; m++) {
     sl_core_opts_default(&a->cap.models[m]);
     if (sl_core_opts_set_model(&a->cap.models[m], a->models[m]) < 0)
-      return bad("--model: unknown model '%s' (streaming, streaming-noadapt, streaming-nopart, static, "
-                 "batch, stream)", a->models[m]);
+      return bad("--model: unknown model '%s' (streaming, streaming-plus, streaming-noadapt, "
+                 "streaming-nopart, static, batch, stream)", a->models[m]);
   }
   return 0;
 }

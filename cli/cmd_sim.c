@@ -32,8 +32,8 @@ static const char *HELP =
   "  --cluster SPEC        cluster spec or built-in name (default: named like the workload)\n"
   "  --platform XML        a SimGrid platform instead (hosts with kind=cpu|gpu|storage|driver,\n"
   "                        see sim/platform.h)\n"
-  "  --model MODEL         streaming (default), streaming-noadapt, streaming-nopart, static,\n"
-  "                        batch or stream\n"
+  "  --model MODEL         streaming (default), streaming-plus, streaming-noadapt,\n"
+  "                        streaming-nopart, static, batch or stream\n"
   "  --memory SIZE         every node's partition store budget (e.g. 8GB)\n"
   "  --on-full spill|oom   when the store is full and nothing can wait (default spill)\n"
   "  --reservation-ratio R Ray Data's per-operator reservation (default 0)\n"
@@ -222,8 +222,8 @@ static int core_options(const args *a, sl_core_opts *o)
 {
   sl_core_opts_default(o);
   if (sl_core_opts_set_model(o, a->model) < 0)
-    return bad("--model: unknown model '%s' (expected streaming, streaming-noadapt, streaming-nopart, "
-               "static, batch or stream)", a->model);
+    return bad("--model: unknown model '%s' (expected streaming, streaming-plus, streaming-noadapt, "
+               "streaming-nopart, static, batch or stream)", a->model);
   o->on_full = a->oom ? SL_FULL_OOM : SL_FULL_SPILL;
   o->reservation_ratio = a->ratio;
   if (a->ck_interval > 0)

@@ -38,12 +38,13 @@ static const struct {
   sl_model model;
   sl_streaming_opts streaming;
 } model_names[] = {
-  {"streaming", SL_MODEL_STREAMING, {false, false, false}},
-  {"streaming-noadapt", SL_MODEL_STREAMING, {true, false, false}},
-  {"streaming-nopart", SL_MODEL_STREAMING, {false, true, false}},
-  {"static", SL_MODEL_STREAMING, {false, false, true}},
-  {"batch", SL_MODEL_BATCH, {false, false, false}},
-  {"stream", SL_MODEL_STREAM, {false, false, false}},
+  {"streaming", SL_MODEL_STREAMING, {false, false, false, false}},
+  {"streaming-noadapt", SL_MODEL_STREAMING, {true, false, false, false}},
+  {"streaming-nopart", SL_MODEL_STREAMING, {false, true, false, false}},
+  {"static", SL_MODEL_STREAMING, {false, false, true, false}},
+  {"streaming-plus", SL_MODEL_STREAMING, {false, false, false, true}},
+  {"batch", SL_MODEL_BATCH, {false, false, false, false}},
+  {"stream", SL_MODEL_STREAM, {false, false, false, false}},
 };
 
 int sl_core_opts_set_model(sl_core_opts *o, const char *name)
@@ -63,7 +64,8 @@ const char *sl_core_opts_model_name(const sl_core_opts *o)
     if (model_names[i].model == o->model &&
         model_names[i].streaming.no_adaptive == o->streaming.no_adaptive &&
         model_names[i].streaming.no_dynamic_part == o->streaming.no_dynamic_part &&
-        model_names[i].streaming.static_alloc == o->streaming.static_alloc)
+        model_names[i].streaming.static_alloc == o->streaming.static_alloc &&
+        model_names[i].streaming.bound_shares == o->streaming.bound_shares)
       return model_names[i].name;
   return "custom";
 }

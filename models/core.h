@@ -48,6 +48,8 @@ typedef struct {
   bool no_adaptive;     /**< -Adapt.: pessimistic, fixed concurrency, no admission budget */
   bool no_dynamic_part; /**< -Part.: one output partition per task */
   bool static_alloc;    /**< static: fixed per-operator slots, round-robin */
+  bool bound_shares;    /**< streaming-plus: no operator runs more tasks than its share of the
+                             bound's allocation needs, while its inputs still flow */
 } sl_streaming_opts;
 
 /** @brief What happens when a node's store is full and nothing can wait. */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bound.h"
 #include "core_internal.h"
 #include "error.h"
 
@@ -36,6 +37,7 @@ typedef struct {
   double out_res[SL_MAX_OPS];
   double bud_cpu[SL_MAX_OPS], bud_gpu[SL_MAX_OPS], bud_mem[SL_MAX_OPS];
   int cap[SL_MAX_OPS]; /* concurrency cap, 0 = none */
+  int share_cap[SL_MAX_OPS]; /* streaming-plus: tasks the bound's allocation needs, 0 = none */
 } streaming_state;
 
 /* Static allocation lives with the stream model's placement. */
@@ -311,10 +313,29 @@ static bool fits_somewhere(const sl_core *c, int op)
   return false;
 }
 
+/* Whether an operator other than @p op has input waiting for a slot. */
+static bool others_waiting(const sl_core *c, int op)
+{
+  for (int j = 1; j < c->nops; j++)
+    if (j != op && (!sl__idq_empty(&c->ops[j].inq) || !sl__idq_empty(&c->ops[j].retryq)))
+      return true;
+  return false;
+}
+
 static bool under_cap(const sl_core *c, int op)
 {
   const streaming_state *st = state(c);
-  return st->cap[op] == 0 || c->ops[op].running < st->cap[op];
+  if (st->cap[op] > 0 && c->ops[op].running >= st->cap[op])
+    return false;
+  if (st->share_cap[op] == 0 || c->ops[op].running < st->share_cap[op])
+    return true;
+  /* Past its share of the bound's allocation: at the tail, when nothing
+   * more comes from upstream, every slot may help; and an operator that
+   * does not grow data may take a slot nobody else waits for (it cannot
+   * pause on a full store and hold the slot its consumers need). */
+  if (op > 0 && sl__op_drained(c, op - 1))
+    return true;
+  return !grows_data(c, op) && !others_waiting(c, op);
 }
 
 /* A task of @p op over its next inputs, those on @p near first; SL_NONE
@@ -598,6 +619,38 @@ static void fixed_concurrency(sl_core *c)
       st->cap[i] = (int)fmax(1, floor(cpu / ncpu_ops + EPS));
 }
 
+/* streaming-plus: the tasks of each operator that the bound's throughput
+ * needs at once, with the speed of an average slot of its class, and a
+ * little slack. An operator that grows data can then never take the slots
+ * its consumers need to drain it (paused tasks hold their slots). */
+static void bound_share_caps(sl_core *c, streaming_state *st)
+{
+  /* an all-to-all splits the job into stages that run one after the
+   * other, each with every slot: the steady-state shares do not apply */
+  for (int i = 0; i < c->nops; i++)
+    if (c->plan->ops[i].kind == SL_OP_ALL_TO_ALL)
+      return;
+  sl_bound b;
+  if (sl_bound_compute(c->plan, c->cluster, &b) < 0 || !(b.throughput_rows_s > 0))
+    return;
+  double slots[2] = {0, 0}, speed[2] = {0, 0};
+  for (int n = 0; n < c->cluster->nnodes; n++) {
+    const sl_node_group *g = sl_cluster_node_group(c->cluster, n);
+    slots[0] += g->cpu;
+    speed[0] += g->cpu * g->cpu_speed;
+    slots[1] += g->gpu;
+    speed[1] += g->gpu * g->gpu_speed;
+  }
+  for (int i = 0; i < c->nops; i++) {
+    int k = c->plan->ops[i].gpu > 0;
+    double mean = slots[k] > 0 ? speed[k] / slots[k] : 1;
+    double tasks = b.throughput_rows_s * sl_plan_work_per_source_row(c->plan, i) / fmax(mean, 1e-9);
+    st->share_cap[i] = (int)fmin(1e6, ceil(1.1 * tasks + EPS) + 1);
+    if (st->share_cap[i] < 1)
+      st->share_cap[i] = 1;
+  }
+}
+
 static int streaming_init(sl_core *c, char *err, size_t errlen)
 {
   streaming_state *st = calloc(1, sizeof *st);
@@ -614,6 +667,8 @@ static int streaming_init(sl_core *c, char *err, size_t errlen)
     st->cap[i] = c->plan->ops[i].concurrency;
   if (c->opts.streaming.no_adaptive)
     fixed_concurrency(c);
+  if (c->opts.streaming.bound_shares)
+    bound_share_caps(c, st);
   st->next_refill = 0; /* the first tick computes the drain rate */
   if (c->opts.streaming.static_alloc)
     return sl__static_init(c, err, errlen);

@@ -51,7 +51,8 @@
 
 #define MB 1e6
 
-static const char *const models[] = {"streaming", "streaming-noadapt", "streaming-nopart", "static", "batch", "stream"};
+static const char *const models[] = {"streaming", "streaming-noadapt", "streaming-nopart", "static",
+                                     "batch",     "stream",            "streaming-plus"};
 #define NMODELS (int)(sizeof models / sizeof models[0])
 
 typedef enum { K_KILL, K_LOSE, K_LOSE_JOIN, K_DOUBLE, K_SAME, K_RECOVERY, NKINDS } kind;
@@ -652,6 +653,12 @@ static void test_exec_matrix_batch_stream(void **state)
   exec_matrix(4, 6);
 }
 
+static void test_exec_matrix_plus(void **state)
+{
+  (void)state;
+  exec_matrix(6, 7);
+}
+
 /* Bug: the stream model committed and rolled back splits one by one, but a
  * batch task writes rows of several splits into one partition labelled
  * with the first. A rollback that kept one such split and replayed another
@@ -929,7 +936,8 @@ static const struct CMUnitTest exec_streaming[] = {cmocka_unit_test(test_exec_ma
 static const struct CMUnitTest exec_nopart_static[] = {cmocka_unit_test(test_exec_matrix_nopart_static)};
 static const struct CMUnitTest exec_batch_stream[] = {cmocka_unit_test(test_exec_matrix_batch_stream),
                                                       cmocka_unit_test(test_same_instant_exec)};
-static const struct CMUnitTest exec_edges[] = {cmocka_unit_test(test_exec_stall)};
+static const struct CMUnitTest exec_edges[] = {cmocka_unit_test(test_exec_stall),
+                                               cmocka_unit_test(test_exec_matrix_plus)};
 
 #define PART(name, tests) {name, tests, sizeof tests / sizeof tests[0]}
 static const struct {
