@@ -57,7 +57,7 @@ scale=1 one images-streaming images local streaming
 # expansion cut at 4 MB, rows that do not divide the target with a filter
 # and batches, and an all-to-all of four reducers.
 for w in expand oddrows shuffle; do
-  for m in streaming static batch stream; do
+  for m in streaming streaming-plus static batch stream; do
     one "$w-$m" "bench/validate/$w.ini" bench/validate/expand.cluster.ini "$m"
   done
 done
