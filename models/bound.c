@@ -319,6 +319,13 @@ static void name_bottleneck(glp_prob *lp, const bound_model *m, const sl_plan *p
 }
 
 /* One typical task of every operator back to back, each on its fastest node. */
+/* The least time the job can take whatever the schedule: one whole source
+ * task (a source reads its split in one task), then, for every operator
+ * after it, the least work a task of it can be given, one source row's
+ * worth (a partition may be cut that small, and a batch operator may get
+ * a partial batch), each on the fastest node that may run it. A typical
+ * task instead is no lower bound: a map_batches operator charged a full
+ * batch it never receives made runs beat the bound. */
 static double critical_path(const sl_plan *p, const bound_model *m)
 {
   double t = 0.0;
@@ -327,7 +334,8 @@ static double critical_path(const sl_plan *p, const bound_model *m)
     for (int g = 0; g < m->ngroups; g++)
       if (m->fits[i][g] && m->speed[i][g] > fastest)
         fastest = m->speed[i][g];
-    t += sl_plan_task_time(&p->ops[i], sl_plan_typical_rows(p, i)) / fastest;
+    double rows = i == 0 ? (double)p->ops[0].rows_per_task : p->ops[i - 1].alpha_rows;
+    t += sl_plan_task_time(&p->ops[i], rows) / fastest;
   }
   return t;
 }
