@@ -1157,10 +1157,11 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
     snprintf(spill, sizeof spill, "%s/spill", opts->out_dir);
   if ((rc = check_kernels(&e, err, errlen)) < 0)
     goto out_destroy;
-  e.core = sl_core_new(plan, cluster, &opts->core, cerr, sizeof cerr);
+  int why = 0;
+  e.core = sl_core_create(plan, cluster, &opts->core, &why, cerr, sizeof cerr);
   if (!e.core) {
     snprintf(err, errlen, "%s", cerr);
-    rc = strstr(cerr, "store budget") ? SL_EOOM : SL_EINVAL;
+    rc = why == SL_EOOM || why == SL_ENOMEM ? why : SL_EINVAL; /* SL_EOOM: a budget below one partition */
     goto out_destroy;
   }
   e.store = sl_store_new(cluster->nnodes, spill);

@@ -390,11 +390,15 @@ static int check_budgets(sl_core *c, char *err, size_t errlen)
   return 0;
 }
 
-sl_core *sl_core_new(const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts,
-                     char *err, size_t errlen)
+sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts, int *code,
+                        char *err, size_t errlen)
 {
+  int rc = SL_ENOMEM, dummy;
+  if (!code)
+    code = &dummy;
   if (plan->nops < 1 || cluster->nnodes < 1) {
     snprintf(err, errlen, "empty plan or cluster");
+    *code = SL_EINVAL;
     return NULL;
   }
   sl_core *c = calloc(1, sizeof *c);
@@ -410,7 +414,7 @@ sl_core *sl_core_new(const sl_plan *plan, const sl_cluster *cluster, const sl_co
   c->policy = opts->model == SL_MODEL_BATCH    ? &sl__policy_batch
               : opts->model == SL_MODEL_STREAM ? &sl__policy_stream
                                                : &sl__policy_streaming;
-  if (init_pins(c, err, errlen) < 0)
+  if ((rc = init_pins(c, err, errlen)) < 0)
     goto out_free_core_quiet;
   c->nodes = calloc(c->nnodes, sizeof *c->nodes);
   if (!c->nodes)
@@ -432,20 +436,30 @@ sl_core *sl_core_new(const sl_plan *plan, const sl_cluster *cluster, const sl_co
   for (int n = 0; n < c->nnodes; n++)
     c->stats.store_budget_bytes = fmin(c->stats.store_budget_bytes, c->nodes[n].store_budget);
   init_estimates(c);
-  if (c->policy->init(c, err, errlen) < 0)
+  if ((rc = c->policy->init(c, err, errlen)) < 0)
     goto out_free_core_quiet;
-  if (check_budgets(c, err, errlen) < 0)
+  if ((rc = check_budgets(c, err, errlen)) < 0)
     goto out_free_core_quiet;
+  *code = 0;
   return c;
 
 out_free_core:
   snprintf(err, errlen, "out of memory");
+  rc = SL_ENOMEM;
 out_free_core_quiet:
   sl_core_free(c);
+  *code = rc;
   return NULL;
 out_nomem:
   snprintf(err, errlen, "out of memory");
+  *code = SL_ENOMEM;
   return NULL;
+}
+
+sl_core *sl_core_new(const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts, char *err,
+                     size_t errlen)
+{
+  return sl_core_create(plan, cluster, opts, NULL, err, errlen);
 }
 
 void sl_core_free(sl_core *c)

@@ -142,6 +142,12 @@ sl_core *sl_core_new(const sl_plan *plan, const sl_cluster *cluster, const sl_co
                      char *err, size_t errlen);
 void sl_core_free(sl_core *c);
 
+/** @brief sl_core_new(), saying in @p code (when not NULL) why it returned
+ *  NULL: SL_EINVAL, SL_EUNSAT (an operator fits no node), SL_EOOM (a store
+ *  cannot hold one partition) or SL_ENOMEM; 0 on success. */
+sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts, int *code,
+                        char *err, size_t errlen);
+
 /** @brief Starts the job at time @p now: the first decisions become available. */
 SL_MUST_CHECK int sl_core_start(sl_core *c, double now);
 
