@@ -136,7 +136,6 @@ struct engine {
   /* kill: events that found no running task of their operator, by op + 1
    * (0: any operator): the next attempt of it to start dies, as in the
    * simulator (sim/engine.h), so a scheduled kill always strikes. */
-  int pending_kills[SL_MAX_OPS + 1];
   struct timespec t0;
   bool done, stop;
   int fail_code;
@@ -821,15 +820,10 @@ static void run_task(worker *w, const sl_decision *d, input_ref *in)
   }
 }
 
-/* A kill that found nothing to kill takes the task @p w is starting. */
-static void take_pending_kill(engine *e, worker *w)
+/* A kill that found nothing running took this attempt (the order says
+ * it is doomed): it dies as it starts. */
+static void crash_at_start(engine *e, worker *w)
 {
-  int *k = e->pending_kills[w->current_op + 1] > 0 ? &e->pending_kills[w->current_op + 1]
-           : e->pending_kills[0] > 0                ? &e->pending_kills[0]
-                                                    : NULL;
-  if (!k)
-    return;
-  (*k)--;
   atomic_store(&w->cancel, true);
   w->killed = true;
   sl_core_failed(e->core, now_s(e), w->current);
@@ -859,7 +853,8 @@ static void *worker_main(void *arg)
     w->resume = false;
     w->killed = false;
     atomic_store(&w->cancel, false);
-    take_pending_kill(e, w);
+    if (d.doomed)
+      crash_at_start(e, w);
     pthread_mutex_unlock(&e->lock);
     run_task(w, &d, in); /* returns with the lock held */
     w->busy = false;
@@ -875,23 +870,23 @@ static void inject(engine *e, const sl_fault *f, double now)
 {
   switch (f->kind) {
   case SL_FAULT_KILL: {
-    /* the worker dies with its task; a fresh worker takes over its slot */
-    worker *victim = NULL;
-    for (int n = 0; n < e->cluster->nnodes && !victim; n++)
-      for (int s = 0; s < e->nslots[n] && !victim; s++) {
+    /* the core picks the victim; its worker dies with it and a fresh
+     * worker takes over the slot */
+    sl_task_id victim;
+    if (sl_core_kill(e->core, now, f->op, &victim) < 0 || victim == SL_NONE)
+      break; /* nothing runs: the next attempt to start is doomed */
+    for (int n = 0; n < e->cluster->nnodes; n++)
+      for (int s = 0; s < e->nslots[n]; s++) {
         worker *w = &e->workers[n][s];
-        if (w->busy && !w->killed && sl_core_task_live(e->core, w->current) &&
-            (f->op < 0 || w->current_op == f->op))
-          victim = w;
+        if (w->busy && !w->killed && w->current == victim) {
+          atomic_store(&w->cancel, true);
+          w->killed = true;
+          pthread_cond_signal(&w->cv);
+        }
       }
-    if (victim) {
-      atomic_store(&victim->cancel, true);
-      victim->killed = true;
-      sl_core_failed(e->core, now, victim->current);
-      pthread_cond_signal(&victim->cv);
-    } else {
-      e->pending_kills[f->op + 1]++;
-    }
+    /* one launched but not yet picked up by its worker is written off
+     * too: the worker skips it when it looks */
+    sl_core_failed(e->core, now, victim);
     break;
   }
   case SL_FAULT_LOSE:

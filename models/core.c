@@ -85,7 +85,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 static uint64_t hash_decision(const sl_core *c, uint64_t h, const sl_decision *d)
 {
   int64_t ints[] = {d->kind, d->task, d->origin, d->op, d->node, d->slot, d->attempt, d->ninputs, d->split,
-                    d->rows, d->rows_per_part, d->out_rows, d->share, d->shares, d->part, d->code};
+                    d->rows, d->rows_per_part, d->out_rows, d->share, d->shares, d->part, d->code, d->doomed};
   double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed};
   h = fnv(h, ints, sizeof ints);
   h = fnv(h, reals, sizeof reals);
@@ -706,7 +706,7 @@ enum { DRAW_SPREAD = 1 };
 /* The facts of a LAUNCH that engines used to work out each its own way:
  * the output cut, the output rows, the time to charge and the share of
  * an all-to-all task. One place, so that both engines do the same. */
-static void work_order(const sl_core *c, sl_decision *d, const sl__task *o, int node)
+static void work_order(sl_core *c, sl_decision *d, const sl__task *o, int node)
 {
   const sl_pop *op = &c->plan->ops[d->op];
   const sl_node_group *g = sl_cluster_node_group(c->cluster, node);
@@ -717,6 +717,11 @@ static void work_order(const sl_core *c, sl_decision *d, const sl__task *o, int 
   d->work_s = sl_plan_task_time(op, (double)d->rows) * sl__draw_spread(op->time_spread, c->seed, DRAW_SPREAD, d->task);
   d->speed = speed > 0 ? speed : 1;
   d->charge_s = d->work_s / d->speed;
+  /* a kill that found nothing of this operator running takes this attempt */
+  int k = c->pending_kills[d->op + 1] > 0 ? d->op + 1 : c->pending_kills[0] > 0 ? 0 : -1;
+  d->doomed = k >= 0;
+  if (k >= 0)
+    c->pending_kills[k]--;
   d->share = o->share;
   d->shares = o->share >= 0 && op->kind == SL_OP_ALL_TO_ALL && op->tasks > 1 ? op->tasks : 1;
   if (d->shares == 1)
@@ -1067,7 +1072,8 @@ uint64_t sl_core_decision_hash(const sl_core *c)
   return c->dec_hash;
 }
 
-static const char *const event_names[SL_EV_NKINDS] = {"start", "emit", "finished", "failed", "lost", "joined", "tick"};
+static const char *const event_names[SL_EV_NKINDS] = {"start",  "emit", "finished", "failed",
+                                                      "lost",   "joined", "tick",   "kill"};
 
 const char *sl_event_kind_name(sl_event_kind k)
 {
@@ -1093,6 +1099,10 @@ int sl_core_apply(sl_core *c, const sl_event *ev)
     return sl_core_node_joined(c, ev->now, ev->node);
   case SL_EV_TICK:
     return sl_core_tick(c, ev->now);
+  case SL_EV_KILL: {
+    sl_task_id victim;
+    return sl_core_kill(c, ev->now, ev->node, &victim);
+  }
   default:
     return SL_EINVAL;
   }
@@ -1377,6 +1387,23 @@ int sl_core_node_joined(sl_core *c, double now, int node)
   if (c->policy->on_cluster_change)
     c->policy->on_cluster_change(c, now, node, true);
   after_event(c, now);
+  return 0;
+}
+
+int sl_core_kill(sl_core *c, double now, int op, sl_task_id *victim)
+{
+  observe_event(c, SL_EV_KILL, now, SL_NONE, 0, 0, op);
+  *victim = SL_NONE;
+  if (op < -1 || op >= c->nops)
+    return SL_EINVAL;
+  for (sl_task_id id = 0; id < c->ntasks; id++) {
+    const sl__task *t = &c->tasks[id];
+    if (t->state == SL__T_RUNNING && (op < 0 || t->op == op)) {
+      *victim = id;
+      return 0;
+    }
+  }
+  c->pending_kills[op + 1]++;
   return 0;
 }
 

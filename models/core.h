@@ -121,6 +121,8 @@ typedef struct {
   double charge_s;      /**< LAUNCH: work_s at this node's speed: how long the slot is held */
   double speed;         /**< LAUNCH: that speed (of the CPU or GPU the operator uses) */
   int64_t share, shares;/**< LAUNCH of an all-to-all task: its share of each input; 0 of 1 otherwise */
+  bool doomed;          /**< LAUNCH: a kill found nothing running and takes this attempt: the engine
+                             starts it, then reports it with sl_core_failed() at once */
   sl_part_id part;      /**< DELIVER, DROP */
   const bool *keep_split; /**< ROLLBACK: splits whose rows the sink keeps */
   int code;             /**< FAIL: error code */
@@ -175,6 +177,15 @@ int sl_core_node_joined(sl_core *c, double now, int node);
 /** @brief Time advanced to @p now (periodic policy work, checkpoints). */
 int sl_core_tick(sl_core *c, double now);
 
+/**
+ * @brief A kill of a running attempt of operator @p op (-1: any). The core
+ *        picks the victim, the live running attempt with the lowest id, and
+ *        names it in @p victim; the engine stops its worker and reports it
+ *        with sl_core_failed(). With nothing running, *victim is SL_NONE and
+ *        the next attempt of @p op to launch is doomed (sl_decision.doomed).
+ */
+int sl_core_kill(sl_core *c, double now, int op, sl_task_id *victim);
+
 /** @brief Takes the next decision. False when there is none for now. */
 bool sl_core_next(sl_core *c, sl_decision *out);
 
@@ -203,6 +214,7 @@ typedef enum {
   SL_EV_NODE_LOST,
   SL_EV_NODE_JOINED,
   SL_EV_TICK,
+  SL_EV_KILL,
   SL_EV_NKINDS
 } sl_event_kind;
 
@@ -212,7 +224,7 @@ typedef struct {
   sl_task_id task;  /**< EMIT, FINISHED, FAILED */
   int64_t rows;     /**< EMIT */
   double bytes;     /**< EMIT */
-  int node;         /**< NODE_LOST, NODE_JOINED */
+  int node;         /**< NODE_LOST, NODE_JOINED; KILL: the operator (-1: any) */
 } sl_event;
 
 /** @brief Called with every event, before the core acts on it. */

@@ -137,7 +137,6 @@ struct sim_s {
   int fail_code;
   double end_time;
   int next_fault;
-  int pending_kills[SL_MAX_OPS + 1]; /* per operator + 1, [0] any: kills waiting for a task to start */
   double interval, next_sample, last_sample, time_limit;
   /* the stall detector: the last rows + tasks finished seen, and when */
   double progress_mark, progress_at, stalled_for;
@@ -366,11 +365,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->busy = true;
   w->waiting = false;
   w->pulling_from = -1;
-  /* a kill that found nothing of its operator running takes this attempt */
-  int k = s->pending_kills[d->op + 1] > 0 ? d->op + 1 : s->pending_kills[0] > 0 ? 0 : -1;
-  w->doomed = k >= 0;
-  if (w->doomed)
-    s->pending_kills[k]--;
+  w->doomed = d->doomed; /* a kill that found nothing running takes this attempt */
   w->task = d->task;
   w->origin = d->origin;
   w->op = d->op;
@@ -765,22 +760,20 @@ static void join_node(sim *s, int n, double now)
   drain(s, now);
 }
 
-/* Kills the running attempt of @p op (-1: any) with the lowest task id. */
+/* Kills the running attempt of @p op (-1: any) that the core picks. */
 static bool kill_task(sim *s, int op, double now)
 {
-  slot_t *victim = NULL;
+  sl_task_id task;
+  if (sl_core_kill(s->core, now, op, &task) < 0 || task == SL_NONE)
+    return false; /* the next attempt to start is doomed; counted when it strikes */
   for (int i = 0; i < s->nslots; i++) {
     slot_t *w = &s->slots[i];
-    if (w->busy && (op < 0 || w->op == op) && sl_core_task_live(s->core, w->task) &&
-        (!victim || w->task < victim->task))
-      victim = w;
+    if (w->busy && w->task == task) {
+      kill_attempt(s, w, SL_TASK_FAILED, now);
+      break;
+    }
   }
-  if (!victim) {
-    s->pending_kills[op + 1]++;
-    return false; /* counted when it strikes */
-  }
-  sl_task_id task = victim->task;
-  kill_attempt(s, victim, SL_TASK_FAILED, now);
+  /* a LAUNCH not yet carried out is written off: its slot skips it */
   s->res->tasks_killed++;
   sl_core_failed(s->core, now, task);
   drain(s, now);

@@ -547,6 +547,41 @@ static void test_streaming_plus(void **state)
   assert_true(jct[1] <= 1.02 * jct[0]);
 }
 
+/* The core picks what a kill strikes, so both engines strike the same
+ * attempt: the running attempt of the operator with the lowest id. With
+ * nothing of it running, the next attempt of it to launch is doomed. */
+static void test_kill_is_the_cores_choice(void **state)
+{
+  (void)state;
+  sl_workload w;
+  fig9_small(&w);
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  many_nodes(&cl, 2, 4, 2, 50 * MB);
+  sl_core_opts o = model("streaming");
+  char err[256];
+  sl_core *c = sl_core_new(&plan, &cl, &o, err, sizeof err);
+  assert_non_null(c);
+  assert_int_equal(sl_core_start(c, 0), 0);
+  sl_decision d;
+  sl_task_id first = SL_NONE;
+  while (sl_core_next(c, &d))
+    if (d.kind == SL_DEC_LAUNCH && d.op == 0 && (first == SL_NONE || d.task < first))
+      first = d.task;
+  assert_true(first != SL_NONE);
+  sl_task_id victim;
+  assert_int_equal(sl_core_kill(c, 0.1, 0, &victim), 0);
+  assert_int_equal(victim, first);
+  assert_int_equal(sl_core_failed(c, 0.1, victim), 0);
+  /* nothing of the last operator runs yet: its next attempt is doomed */
+  assert_int_equal(sl_core_kill(c, 0.2, plan.nops - 1, &victim), 0);
+  assert_true(victim == SL_NONE);
+  assert_int_equal(sl_core_kill(c, 0.2, plan.nops, &victim), SL_EINVAL);
+  sl_core_free(c);
+  sl_cluster_free(&cl);
+}
+
 /* ------------------------------------------------------ accelerator pins */
 
 /* 3 x (4 CPU, 1 GPU at half speed, "a10g") and 2 x (8 CPU, 2 GPU, "a100"). */
@@ -807,6 +842,7 @@ int main(void)
     cmocka_unit_test(test_static_routes_rows_evenly),
     cmocka_unit_test(test_expanding_operator_does_not_starve),
     cmocka_unit_test(test_streaming_plus),
+    cmocka_unit_test(test_kill_is_the_cores_choice),
     cmocka_unit_test(test_deterministic),
     cmocka_unit_test(test_pins_hold_in_every_model),
     cmocka_unit_test(test_pin_to_missing_label),
