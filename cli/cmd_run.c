@@ -206,7 +206,8 @@ int sl_cmd_run(int argc, char **argv)
   if (memory > 0)
     sl_cluster_set_store(&cluster, memory);
   if (replay) {
-    rc = sl_cli_replay("run", &plan, &cluster, &eo.core, replay);
+    sl_core_opts core = sl_exec_core_opts(&eo);
+    rc = sl_cli_replay("run", &plan, &cluster, &core, replay);
     sl_cluster_free(&cluster);
     return rc;
   }

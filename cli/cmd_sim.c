@@ -317,8 +317,7 @@ static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const 
   if (a->replay && a->record)
     return sl_cli_usage_error("sim", USAGE, "--record-events and --replay-events exclude each other");
   if (a->replay) {
-    sl_core_opts core = o.core;
-    core.seed = o.seed; /* as the simulator builds its core */
+    sl_core_opts core = sl_sim_core_opts(&o);
     return sl_cli_replay("sim", p, c, &core, a->replay);
   }
   if ((rc = make_parents(o.out_dir)))

@@ -312,6 +312,9 @@ static bool drain(engine *e, worker *self)
     case SL_DEC_FAIL:
       if (d.code == SL_EOOM)
         fail_job(e, d.code, "the partition store is full and spilling is off (--on-full oom)");
+      else if (d.code == SL_ESTALL && d.stalled_s > 0)
+        fail_job(e, d.code, "no progress for %.1f s; operator '%s' is stuck", d.stalled_s,
+                 e->plan->ops[d.op >= 0 ? d.op : 0].name);
       else if (d.code == SL_ESTALL && sl_core_stuck_op(e->core) >= 0)
         fail_job(e, d.code, "%s; operator '%s' is stuck", sl_strerror(d.code),
                  e->plan->ops[sl_core_stuck_op(e->core)].name);
@@ -1000,6 +1003,13 @@ static void stop_workers(engine *e)
   e->workers = NULL;
 }
 
+sl_core_opts sl_exec_core_opts(const sl_exec_opts *o)
+{
+  sl_core_opts core = o->core;
+  core.stall_timeout_s = o->stall_timeout_s; /* the core watches for stalls, as in the simulator */
+  return core;
+}
+
 void sl_exec_opts_default(sl_exec_opts *o)
 {
   memset(o, 0, sizeof *o);
@@ -1067,7 +1077,6 @@ static void supervise(engine *e)
   const sl_exec_opts *o = e->opts;
   double next_sample = 0, next_progress = 0.5;
   int next_fault = 0;
-  double last_rows = -1, last_change = 0;
   pthread_mutex_lock(&e->lock);
   int rc = sl_core_start(e->core, 0);
   if (rc < 0)
@@ -1099,21 +1108,6 @@ static void supervise(engine *e)
     if (o->progress && now >= next_progress) {
       progress_line(e, now);
       next_progress = now + 0.5;
-    }
-    sl_core_stats st;
-    sl_core_get_stats(e->core, &st);
-    double progress_mark = st.rows_delivered + (double)st.tasks_finished;
-    if (progress_mark != last_rows) {
-      last_rows = progress_mark;
-      last_change = now;
-    } else if (o->stall_timeout_s > 0 && now - last_change > o->stall_timeout_s) {
-      /* The core knows which operator holds the job up (channels and
-       * partitions with nowhere to go included); the simulator asks it too. */
-      int stuck = sl_core_stuck_op(e->core);
-      if (stuck < 0)
-        stuck = 0;
-      fail_job(e, SL_ESTALL, "no progress for %.1f s; operator '%s' is stuck", now - last_change,
-               e->plan->ops[stuck].name);
     }
   }
   if (sl_recorder_sample(e->rec, now_s(e), e->core) < 0)
@@ -1153,7 +1147,8 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   if ((rc = check_kernels(&e, err, errlen)) < 0)
     goto out_destroy;
   int why = 0;
-  e.core = sl_core_create(plan, cluster, &opts->core, &why, cerr, sizeof cerr);
+  sl_core_opts core = sl_exec_core_opts(opts);
+  e.core = sl_core_create(plan, cluster, &core, &why, cerr, sizeof cerr);
   if (!e.core) {
     snprintf(err, errlen, "%s", cerr);
     rc = why == SL_EOOM || why == SL_ENOMEM ? why : SL_EINVAL; /* SL_EOOM: a budget below one partition */

@@ -34,6 +34,9 @@ typedef struct {
 
 void sl_exec_opts_default(sl_exec_opts *o);
 
+/** @brief The core options a run with @p o builds its core with (for a replay of its events). */
+sl_core_opts sl_exec_core_opts(const sl_exec_opts *o);
+
 /**
  * @brief Runs @p plan on @p cluster. Fills @p summary (also written to
  *        opts->out_dir with the other files, even for an incomplete run).

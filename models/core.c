@@ -86,7 +86,7 @@ static uint64_t hash_decision(const sl_core *c, uint64_t h, const sl_decision *d
 {
   int64_t ints[] = {d->kind, d->task, d->origin, d->op, d->node, d->slot, d->attempt, d->ninputs, d->split,
                     d->rows, d->rows_per_part, d->out_rows, d->share, d->shares, d->part, d->code, d->doomed};
-  double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed};
+  double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed, d->stalled_s};
   h = fnv(h, ints, sizeof ints);
   h = fnv(h, reals, sizeof reals);
   if (d->inputs && d->ninputs > 0)
@@ -1052,9 +1052,34 @@ static void after_event(sl_core *c, double now)
 
 /* ---------------------------------------------------------------- events */
 
+/* Progress (a row delivered, a task finished) is seen at the next event,
+ * so a stall is declared after at least the timeout, never before. */
+static void note_progress(sl_core *c, double now)
+{
+  double mark = c->stats.rows_delivered + (double)c->stats.tasks_finished;
+  if (mark != c->progress_mark) {
+    c->progress_mark = mark;
+    c->progress_at = now;
+  }
+}
+
+/* The stall timeout: the job fails, naming the operator that holds it up. */
+static bool check_stall(sl_core *c, double now)
+{
+  double limit = c->opts.stall_timeout_s;
+  if (!(limit > 0) || c->done || now < c->progress_at + limit)
+    return false;
+  c->failed = c->done = true;
+  sl_decision d = {.kind = SL_DEC_FAIL, .task = SL_NONE, .part = SL_NONE, .code = SL_ESTALL,
+                   .op = sl_core_stuck_op(c), .node = -1, .stalled_s = now - c->progress_at};
+  sl__push(c, &d);
+  return true;
+}
+
 static void observe_event(sl_core *c, sl_event_kind kind, double now, sl_task_id task, int64_t rows, double bytes,
                           int node)
 {
+  note_progress(c, now);
   if (!c->observer)
     return;
   sl_event ev = {.kind = kind, .now = now, .task = task, .rows = rows, .bytes = bytes, .node = node};
@@ -1410,6 +1435,8 @@ int sl_core_kill(sl_core *c, double now, int op, sl_task_id *victim)
 int sl_core_tick(sl_core *c, double now)
 {
   observe_event(c, SL_EV_TICK, now, SL_NONE, 0, 0, -1);
+  if (check_stall(c, now))
+    return 0;
   c->now = now;
   if (c->policy->tick)
     c->policy->tick(c, now);
@@ -1419,9 +1446,11 @@ int sl_core_tick(sl_core *c, double now)
 
 double sl_core_wakeup(const sl_core *c)
 {
-  if (c->done || !c->policy->wakeup)
+  if (c->done)
     return INFINITY;
-  return c->policy->wakeup(c);
+  double policy = c->policy->wakeup ? c->policy->wakeup(c) : INFINITY;
+  double stall = c->opts.stall_timeout_s > 0 ? c->progress_at + c->opts.stall_timeout_s : INFINITY;
+  return fmin(policy, stall);
 }
 
 bool sl_core_done(const sl_core *c)

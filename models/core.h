@@ -69,6 +69,8 @@ typedef struct {
   int channel_capacity;       /**< stream model: partitions per input channel */
   int max_retries;            /**< attempts per task before the job fails, 0 = unlimited */
   uint64_t seed;              /**< draws of task time spreads; 0 = the workload's seed */
+  double stall_timeout_s;     /**< fail the job (FAIL, SL_ESTALL, naming the stuck operator) after
+                                   this long without a row delivered or a task finished; 0 = never */
 } sl_core_opts;
 
 /** @brief Defaults: streaming batch, spill on full, ratio 0.5, 1 s, 2 slots per channel. */
@@ -125,7 +127,9 @@ typedef struct {
                              starts it, then reports it with sl_core_failed() at once */
   sl_part_id part;      /**< DELIVER, DROP */
   const bool *keep_split; /**< ROLLBACK: splits whose rows the sink keeps */
-  int code;             /**< FAIL: error code */
+  int code;             /**< FAIL: error code; with SL_ESTALL, op is the stuck operator (-1: none)
+                             and stalled_s how long nothing moved */
+  double stalled_s;     /**< FAIL of a stall */
 } sl_decision;
 
 /** @brief What the core did with an emitted partition. */

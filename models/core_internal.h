@@ -146,6 +146,7 @@ struct sl_core_s {
   uint32_t dec_head, dec_len, dec_cap;
   uint64_t dec_hash;     /**< FNV-1a over every decision pushed */
   int pending_kills[SL_MAX_OPS + 1]; /**< kills that found nothing running, per op + 1 ([0]: any) */
+  double progress_mark, progress_at; /**< rows delivered + tasks finished, and when it last moved */
   sl_event_fn observer;  /**< sl_core_observe() */
   void *observer_ctx;
 

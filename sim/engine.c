@@ -138,8 +138,7 @@ struct sim_s {
   double end_time;
   int next_fault;
   double interval, next_sample, last_sample, time_limit;
-  /* the stall detector: the last rows + tasks finished seen, and when */
-  double progress_mark, progress_at, stalled_for;
+  double stalled_for; /* a stall's time without progress, from the core's FAIL */
 };
 
 /* ------------------------------------------------------------ small maps */
@@ -463,6 +462,8 @@ static void handle(sim *s, const sl_decision *d, double now)
     }
     break;
   case SL_DEC_FAIL:
+    if (d->code == SL_ESTALL && d->stalled_s > 0)
+      s->stalled_for = d->stalled_s;
     fail_job(s, d->code, now);
     break;
   case SL_DEC_DROP:
@@ -856,31 +857,9 @@ static void sample(sim *s, double t)
 
 static double plan_wake(sim *s)
 {
+  /* the core's wakeup includes its stall timeout */
   double next = fmin(fmin(sl_core_wakeup(s->core), s->next_sample), next_fault_time(s));
-  if (s->o->stall_timeout_s > 0)
-    next = fmin(next, s->progress_at + s->o->stall_timeout_s);
   return fmin(next, s->time_limit);
-}
-
-/* Whether the job made no progress (rows delivered, tasks finished) for the
- * stall timeout. Progress is seen when the driver wakes, so a stall is
- * declared after at least the timeout, never before. */
-static bool stalled(sim *s, double now)
-{
-  if (s->o->stall_timeout_s <= 0)
-    return false;
-  sl_core_stats st;
-  sl_core_get_stats(s->core, &st);
-  double mark = st.rows_delivered + (double)st.tasks_finished;
-  if (mark != s->progress_mark) {
-    s->progress_mark = mark;
-    s->progress_at = now;
-    return false;
-  }
-  if (now + EPS < s->progress_at + s->o->stall_timeout_s)
-    return false;
-  s->stalled_for = now - s->progress_at;
-  return true;
 }
 
 static void driver_main(int argc, char **argv)
@@ -918,10 +897,6 @@ static void driver_main(int argc, char **argv)
     if (now >= s->time_limit) {
       s->res->timed_out = true;
       s->end_time = now;
-      break;
-    }
-    if (stalled(s, now)) {
-      fail_job(s, SL_ESTALL, now);
       break;
     }
     apply_faults(s, now);
@@ -1147,8 +1122,7 @@ static void simulate(const sl_sim_opts *o, sl_sim_result *r)
   s.interval = o->sample_interval_s > 0 ? o->sample_interval_s : have_bound ? b.jct_s / 100 : 1;
   s.time_limit = o->time_limit_s > 0 ? o->time_limit_s : (have_bound ? 50 * b.jct_s : 0) + 3600;
   r->sample_interval_s = s.interval;
-  sl_core_opts core = o->core;
-  core.seed = o->seed; /* the spreads of task times, drawn by the core */
+  sl_core_opts core = sl_sim_core_opts(o);
   s.core = sl_core_new(o->plan, o->cluster, &core, r->err, sizeof r->err);
   if (!s.core) {
     r->code = SL_EINVAL;
@@ -1211,6 +1185,14 @@ static void child(const sl_sim_opts *o, int fd)
   }
   free(r);
   _exit(0); /* skip SimGrid's teardown of thousands of actors */
+}
+
+sl_core_opts sl_sim_core_opts(const sl_sim_opts *o)
+{
+  sl_core_opts core = o->core;
+  core.seed = o->seed;                       /* the spreads of task times, drawn by the core */
+  core.stall_timeout_s = o->stall_timeout_s; /* the core watches for stalls */
+  return core;
 }
 
 void sl_sim_opts_default(sl_sim_opts *o)

@@ -78,6 +78,9 @@ typedef struct {
   const char *record_events; /**< write the events fed to the core here (results/events.h), or NULL */
 } sl_sim_opts;
 
+/** @brief The core options a simulation with @p o builds its core with (for a replay of its events). */
+sl_core_opts sl_sim_core_opts(const sl_sim_opts *o);
+
 /** @brief Defaults: streaming batch, no faults, seed 1, tasks kept. */
 void sl_sim_opts_default(sl_sim_opts *o);
 
