@@ -310,7 +310,11 @@ static bool drain(engine *e, worker *self)
       pthread_cond_signal(&e->main_cv);
       break;
     case SL_DEC_FAIL:
-      if (d.code == SL_EOOM)
+      if (d.code == SL_EOOM && d.op >= 0)
+        fail_job(e, d.code, "operator '%s' on node %d: the partition store is full (%.0f of %.0f bytes) "
+                 "and spilling is off (--on-full oom)", e->plan->ops[d.op].name, d.node,
+                 sl_core_node_store(e->core, d.node), sl_cluster_node_group(e->cluster, d.node)->store_bytes);
+      else if (d.code == SL_EOOM)
         fail_job(e, d.code, "the partition store is full and spilling is off (--on-full oom)");
       else if (d.code == SL_ESTALL && d.stalled_s > 0)
         fail_job(e, d.code, "no progress for %.1f s; operator '%s' is stuck", d.stalled_s,
@@ -442,10 +446,8 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
       rc = SL_EINTR;
       break;
     }
-    if (rc == SL_EOOM) /* said here: the core's FAIL decision cannot name the operator */
-      fail_job(e, SL_EOOM, "operator '%s' on node %d: the partition store is full (%.0f of %.0f bytes) "
-               "and spilling is off (--on-full oom)", e->plan->ops[tr->op].name, w->node,
-               sl_core_node_store(e->core, w->node), sl_cluster_node_group(e->cluster, w->node)->store_bytes);
+    if (rc == SL_EOOM)
+      drain(e, w); /* the core's FAIL names the operator and the node */
     if (rc < 0)
       break;
     char err[700];

@@ -127,14 +127,21 @@ bool sl_core_next(sl_core *c, sl_decision *out)
   return true;
 }
 
-static void push_fail(sl_core *c, int code)
+/* The job cannot complete: a FAIL with the code, and the operator and node
+ * it happened on when there is one (-1 otherwise). */
+static void push_fail_at(sl_core *c, int code, int op, int node)
 {
   if (c->failed && c->done)
     return;
   c->failed = true;
   c->done = true;
-  sl_decision d = {.kind = SL_DEC_FAIL, .task = SL_NONE, .part = SL_NONE, .code = code};
+  sl_decision d = {.kind = SL_DEC_FAIL, .task = SL_NONE, .part = SL_NONE, .code = code, .op = op, .node = node};
   sl__push(c, &d);
+}
+
+static void push_fail(sl_core *c, int code)
+{
+  push_fail_at(c, code, -1, -1);
 }
 
 void sl__enqueue_id(sl_core *c, sl__idq *q, uint32_t id)
@@ -1038,6 +1045,11 @@ static void unjam(sl_core *c)
   }
 }
 
+static double policy_wakeup(const sl_core *c)
+{
+  return c->policy->wakeup ? c->policy->wakeup(c) : INFINITY;
+}
+
 static void after_event(sl_core *c, double now)
 {
   if (!c->done)
@@ -1046,8 +1058,8 @@ static void after_event(sl_core *c, double now)
   check_done(c);
   /* Nothing runs, nothing was decided and the policy awaits no tick: work
    * is stranded, and saying so beats hanging the engine. */
-  if (!c->done && c->active == 0 && c->dec_len == 0 && !isfinite(sl_core_wakeup(c)))
-    push_fail(c, SL_ESTALL);
+  if (!c->done && c->active == 0 && c->dec_len == 0 && !isfinite(policy_wakeup(c)))
+    push_fail_at(c, SL_ESTALL, sl_core_stuck_op(c), -1);
 }
 
 /* ---------------------------------------------------------------- events */
@@ -1166,7 +1178,7 @@ static int admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate
     unjam(c);
   } else if (rc == SL_EOOM) {
     c->stats.oom = true;
-    push_fail(c, SL_EOOM);
+    push_fail_at(c, SL_EOOM, t->op, t->node);
   } else if (rc == 0 && *fate == SL_EMIT_SPILLED) {
     c->stats.spilled_partitions++;
     c->stats.spilled_bytes += bytes;
@@ -1448,7 +1460,7 @@ double sl_core_wakeup(const sl_core *c)
 {
   if (c->done)
     return INFINITY;
-  double policy = c->policy->wakeup ? c->policy->wakeup(c) : INFINITY;
+  double policy = policy_wakeup(c);
   double stall = c->opts.stall_timeout_s > 0 ? c->progress_at + c->opts.stall_timeout_s : INFINITY;
   return fmin(policy, stall);
 }

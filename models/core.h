@@ -127,8 +127,9 @@ typedef struct {
                              starts it, then reports it with sl_core_failed() at once */
   sl_part_id part;      /**< DELIVER, DROP */
   const bool *keep_split; /**< ROLLBACK: splits whose rows the sink keeps */
-  int code;             /**< FAIL: error code; with SL_ESTALL, op is the stuck operator (-1: none)
-                             and stalled_s how long nothing moved */
+  int code;             /**< FAIL: error code; op and node where it happened (-1: nowhere in
+                             particular; with SL_ESTALL, op is the stuck operator and stalled_s
+                             how long nothing moved, 0 when work is stranded) */
   double stalled_s;     /**< FAIL of a stall */
 } sl_decision;
 
