@@ -1032,29 +1032,16 @@ static bool has_gpu_op(const sl_plan *p)
 
 static void fill_summary(engine *e, sl_summary *s, double jct)
 {
-  memset(s, 0, sizeof *s);
-  sl_summary_from_core(s, e->core);
-  snprintf(s->workload, sizeof s->workload, "%s", e->plan->workload->name);
-  snprintf(s->cluster, sizeof s->cluster, "%s", e->cluster->name);
-  snprintf(s->model, sizeof s->model, "%s", sl_core_opts_model_name(&e->opts->core));
-  snprintf(s->engine, sizeof s->engine, "executor");
+  /* the bound of the times actually run: scaled as they were */
+  sl_summary_fill(s, e->core, e->plan, e->cluster, &e->opts->core, "executor", jct, (double)sl_sink_rows(e->sink),
+                  e->done && e->fail_code == 0, e->opts->time_scale);
   snprintf(s->accelerator, sizeof s->accelerator, "%s",
            !has_gpu_op(e->plan) ? "none" : e->gpu_present ? "cuda" : "emulated");
-  s->jct_s = jct;
-  s->rows = (double)sl_sink_rows(e->sink);
-  s->expected_rows = e->plan->sink_rows;
-  s->throughput_rows_s = jct > 0 ? s->rows / jct : 0;
-  sl_bound b;
-  if (sl_bound_compute(e->plan, e->cluster, &b) == 0) {
-    s->bound_s = b.jct_s * e->opts->time_scale; /* the bound of the times actually run */
-    s->pct_of_bound = jct > 0 ? 100.0 * s->bound_s / jct : 0;
-  }
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   s->peak_rss_bytes = (double)ru.ru_maxrss * 1024.0;
   s->sink_checksum = sl_sink_checksum(e->sink);
   s->errored_rows = e->errored_rows;
-  s->complete = e->done && e->fail_code == 0;
   if (e->fail_code == SL_EOOM)
     s->oom = true;
   if (!s->complete)

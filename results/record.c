@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "models/bound.h"
 #include "models/error.h"
 
 /* Per-node memory columns stop here: a 1,000-node timeline keeps totals. */
@@ -127,6 +128,29 @@ void sl_summary_from_core(sl_summary *s, const sl_core *core)
   s->rows = st.rows_delivered;
   s->first_output_s = st.first_output_s;
   s->oom = st.oom;
+}
+
+void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, const sl_cluster *cluster,
+                     const sl_core_opts *opts, const char *engine, double jct_s, double rows, bool complete,
+                     double bound_scale)
+{
+  memset(s, 0, sizeof *s);
+  sl_summary_from_core(s, core);
+  snprintf(s->workload, sizeof s->workload, "%s", plan->workload ? plan->workload->name : "");
+  snprintf(s->cluster, sizeof s->cluster, "%s", cluster->name);
+  snprintf(s->model, sizeof s->model, "%s", sl_core_opts_model_name(opts));
+  snprintf(s->engine, sizeof s->engine, "%s", engine);
+  s->jct_s = jct_s;
+  s->rows = rows;
+  s->expected_rows = plan->sink_rows;
+  s->throughput_rows_s = jct_s > 0 ? rows / jct_s : 0;
+  s->complete = complete;
+  sl_bound b;
+  if (sl_bound_compute(plan, cluster, &b) == 0 && b.jct_s > 0) {
+    s->bound_s = b.jct_s * bound_scale;
+    /* a job that stopped early has no completion time to compare */
+    s->pct_of_bound = complete && jct_s > 0 ? 100 * s->bound_s / jct_s : 0;
+  }
 }
 
 /* ----------------------------------------------------------------- files */

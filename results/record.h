@@ -65,6 +65,18 @@ SL_MUST_CHECK int sl_recorder_sample(sl_recorder *r, double t, const sl_core *co
 void sl_summary_from_core(sl_summary *s, const sl_core *core);
 
 /**
+ * @brief The one summary both engines write: clears @p s, then fills what
+ *        the core knows, the names, the JCT, the rows delivered and
+ *        expected, throughput and the bound. @p bound_scale multiplies the
+ *        bound (the executor's --time-scale); % of bound is given only for
+ *        a @p complete run. The engine adds what is its own (accelerator,
+ *        peak RSS, sink checksum, note).
+ */
+void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, const sl_cluster *cluster,
+                     const sl_core_opts *opts, const char *engine, double jct_s, double rows, bool complete,
+                     double bound_scale);
+
+/**
  * @brief Writes summary.csv, timeline.csv and tasks.csv into @p dir (created
  *        if missing). Returns 0, or SL_EIO with a message in @p err.
  */

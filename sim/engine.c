@@ -1053,26 +1053,17 @@ static int64_t splits_wrong(const sim *s)
   return wrong;
 }
 
-static void fill_summary(sim *s, const sl_bound *b, bool have_bound)
+static void fill_summary(sim *s)
 {
   sl_summary *m = &s->res->summary;
-  memset(m, 0, sizeof *m);
   const sl_plan *p = s->plan;
-  snprintf(m->workload, sizeof m->workload, "%s", p->workload ? p->workload->name : "");
-  snprintf(m->cluster, sizeof m->cluster, "%s", s->cluster->name);
-  snprintf(m->model, sizeof m->model, "%s", sl_core_opts_model_name(&s->o->core));
-  snprintf(m->engine, sizeof m->engine, "sim");
+  sl_core_stats st;
+  sl_core_get_stats(s->core, &st);
+  bool complete = s->done && !s->failed && fabs(st.rows_delivered - p->sink_rows) < 0.5;
+  sl_summary_fill(m, s->core, p, s->cluster, &s->o->core, "sim", s->end_time, st.rows_delivered, complete, 1);
   snprintf(m->accelerator, sizeof m->accelerator, "simulated");
-  sl_summary_from_core(m, s->core);
-  m->jct_s = s->end_time;
-  m->expected_rows = p->sink_rows;
-  m->throughput_rows_s = m->jct_s > 0 ? m->rows / m->jct_s : 0;
-  m->bound_s = have_bound ? b->jct_s : 0;
   m->peak_rss_bytes = 0; /* the simulator's memory is not the job's; 0 keeps outputs replayable */
   m->sink_checksum = sink_checksum(s);
-  m->complete = s->done && !s->failed && fabs(m->rows - m->expected_rows) < 0.5;
-  /* a job that stopped early has no completion time to compare */
-  m->pct_of_bound = have_bound && m->complete && m->jct_s > 0 ? 100 * b->jct_s / m->jct_s : 0;
   int stuck = s->failed && s->fail_code == SL_ESTALL ? sl_core_stuck_op(s->core) : -1;
   const char *stuck_name = stuck >= 0 ? p->ops[stuck].name : "none";
   if (s->failed && s->fail_code == SL_ESTALL && s->stalled_for > 0)
@@ -1149,7 +1140,7 @@ static void simulate(const sl_sim_opts *o, sl_sim_result *r)
   double t0 = now_wall();
   simgrid_run();
   r->wall_s = now_wall() - t0;
-  fill_summary(&s, &b, have_bound);
+  fill_summary(&s);
   r->splits_wrong = splits_wrong(&s);
   if (r->code == 0 && o->out_dir &&
       sl_recorder_write(s.rec, &r->summary, o->out_dir, r->err, sizeof r->err) < 0)
