@@ -77,5 +77,6 @@ int sl_cmd_plot(int argc, char **argv);
 int sl_cmd_experiment(int argc, char **argv);
 int sl_cmd_capacity(int argc, char **argv);
 int sl_cmd_bench(int argc, char **argv);
+int sl_cmd_zoo(int argc, char **argv);
 
 #endif

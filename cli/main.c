@@ -14,6 +14,7 @@ static const sl_cli_cmd commands[] = {
   {"experiment", sl_cmd_experiment, "reproduce a figure of the paper beside its numbers"},
   {"capacity", sl_cmd_capacity, "the cheapest cluster shapes that meet a target"},
   {"bench", sl_cmd_bench, "regression suite: simulations and micro-benchmarks against a baseline"},
+  {"zoo", sl_cmd_zoo, "write a seeded zoo of workload and cluster specs"},
 };
 
 static void usage(FILE *f)
