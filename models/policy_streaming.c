@@ -229,6 +229,11 @@ static bool has_output_space(const sl_core *c, int op)
   double headroom = 0;
   for (int i = op + 1; i + 1 < c->nops; i++)
     headroom += available_slots(c, i) * pending_output(c, i);
+  /* Downstream operators with many slots (64 CPUs of a node) asked for
+   * more headroom than the stores hold: nothing but the liveness rule
+   * launched, one task at a time. Half the stores is room enough for
+   * their transient outputs; the per-node check keeps each store safe. */
+  headroom = fmin(headroom, 0.5 * L_mem);
   return c->stats.store_bytes + coming + headroom + task_footprint(c, op) <= L_mem + EPS;
 }
 
@@ -624,8 +629,11 @@ static void fixed_concurrency(sl_core *c)
   for (int i = 0; i < c->nops; i++)
     ncpu_ops += c->plan->ops[i].gpu <= 0;
   for (int i = 0; i < c->nops; i++)
-    if (c->plan->ops[i].gpu <= 0 && ncpu_ops > 0)
-      st->cap[i] = (int)fmax(1, floor(cpu / ncpu_ops + EPS));
+    if (c->plan->ops[i].gpu <= 0 && ncpu_ops > 0) {
+      int even = (int)fmax(1, floor(cpu / ncpu_ops + EPS));
+      /* an operator's own concurrency cap still holds (it was overwritten) */
+      st->cap[i] = st->cap[i] > 0 && st->cap[i] < even ? st->cap[i] : even;
+    }
 }
 
 /* streaming-plus: the tasks of each operator that the bound's throughput

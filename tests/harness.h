@@ -58,6 +58,7 @@ typedef struct {
   double launched_at_op_min[SL_MAX_OPS], ended_at_op_max[SL_MAX_OPS];
   int64_t slot_clashes; /* LAUNCHes on a slot a live task still held */
   int64_t launches_on_group[SL_MAX_OPS][SL_MAX_GROUPS]; /* where each operator ran */
+  int max_running[SL_MAX_OPS];  /* most tasks of each operator running at once */
 } harness;
 
 static void h_push(harness *h, double time, h_kind kind, uint32_t task, int arg)
@@ -148,6 +149,10 @@ static void h_launch(harness *h, const sl_decision *d)
   t->rows_per_flush = d->rows_per_part < d->out_rows ? d->rows_per_part : (d->out_rows > 0 ? d->out_rows : 1);
   t->nflush = d->out_rows > 0 ? (uint32_t)((d->out_rows + t->rows_per_flush - 1) / t->rows_per_flush) : 0;
   h->launches++;
+  sl_core_op_stats os;
+  sl_core_get_op_stats(h->core, d->op, &os);
+  if (os.running > h->max_running[d->op])
+    h->max_running[d->op] = os.running;
   h->launches_on_group[d->op][h->cluster->nodes[d->node].group]++;
   if (h->launched_at_op_min[d->op] == 0 || h->now < h->launched_at_op_min[d->op])
     h->launched_at_op_min[d->op] = h->now > 0 ? h->now : 1e-12;

@@ -582,6 +582,63 @@ static void test_kill_is_the_cores_choice(void **state)
   sl_cluster_free(&cl);
 }
 
+/* Bug (zoo case 86): room for the transient outputs of downstream
+ * operators was asked for every slot they could use. With 128 CPU slots
+ * and an operator that grows rows 8-fold, that headroom alone was more than
+ * the stores: only the liveness rule launched, one task at a time. */
+static void test_headroom_does_not_serialize(void **state)
+{
+  (void)state;
+  sl_workload w = {0};
+  w.target_partition_bytes = 8 * MB;
+  sl_op_spec *src = add_op(&w, "gen", SL_OP_SOURCE, 1, 0);
+  src->tasks = 60;
+  src->rows_per_task = 52;
+  src->out_row_bytes = 30.7e3;
+  src->time_per_row = 1.629;
+  sl_op_spec *t1 = add_op(&w, "transform1", SL_OP_MAP, 0.5, 0);
+  t1->out_row_bytes = 246e3;
+  t1->time_per_row = 1.841;
+  sl_op_spec *t2 = add_op(&w, "transform2", SL_OP_MAP, 2, 0);
+  t2->out_row_bytes = 1.97e6;
+  t2->time_per_row = 0.5177;
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  many_nodes(&cl, 2, 64, 0, 512 * MB);
+  sl_bound b;
+  assert_int_equal(sl_bound_compute(&plan, &cl, &b), 0);
+  sl_core_opts o = model("streaming");
+  harness h = {0};
+  double jct = h_run(&h, &plan, &cl, &o, 1e6);
+  fprintf(stderr, "  zoo case 86 (60 sources): %.0f s, %.0f%% of the %.0f s bound\n", jct, 100 * b.jct_s / jct, b.jct_s);
+  assert_float_equal(h_delivered(&h), plan.sink_rows, 1e-6);
+  assert_true(b.jct_s / jct > 0.15);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
+/* streaming-noadapt splits the CPUs evenly between CPU operators, but an
+ * operator's own concurrency cap still holds (zoo case 41 ran 10 tasks of
+ * an operator capped at 3, and beat the bound). */
+static void test_noadapt_keeps_concurrency_caps(void **state)
+{
+  (void)state;
+  sl_workload w;
+  fig9_small(&w);
+  w.ops[1].concurrency = 2;
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  many_nodes(&cl, 2, 8, 2, 50 * MB);
+  sl_core_opts o = model("streaming-noadapt");
+  harness h = {0};
+  assert_true(h_run(&h, &plan, &cl, &o, 1e5) > 0);
+  assert_int_equal(h.max_running[1] <= 2, 1);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
 /* ------------------------------------------------------ accelerator pins */
 
 /* 3 x (4 CPU, 1 GPU at half speed, "a10g") and 2 x (8 CPU, 2 GPU, "a100"). */
@@ -843,6 +900,8 @@ int main(void)
     cmocka_unit_test(test_expanding_operator_does_not_starve),
     cmocka_unit_test(test_streaming_plus),
     cmocka_unit_test(test_kill_is_the_cores_choice),
+    cmocka_unit_test(test_headroom_does_not_serialize),
+    cmocka_unit_test(test_noadapt_keeps_concurrency_caps),
     cmocka_unit_test(test_deterministic),
     cmocka_unit_test(test_pins_hold_in_every_model),
     cmocka_unit_test(test_pin_to_missing_label),
