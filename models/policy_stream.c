@@ -106,13 +106,15 @@ static void adopt_running(sl_core *c)
 }
 
 /* The next operator of @p ops, in rotation from @p *rot, that may run on
- * @p node (accelerator pins); -1 when none may. Without pins this deals the
- * positions out round-robin, as before. */
-static int next_allowed(const sl_core *c, const int *ops, int nops, int *rot, int node)
+ * @p node (accelerator pins) and has fewer than its concurrency cap of
+ * instances (@p placed); -1 when none may. Without pins or caps this deals
+ * the positions out round-robin, as before. */
+static int next_allowed(const sl_core *c, const int *ops, int nops, int *rot, int node, const int *placed)
 {
   for (int k = 0; k < nops; k++) {
     int op = ops[(*rot + k) % nops];
-    if (sl__op_allowed(c, node, op)) {
+    int cap = c->plan->ops[op].concurrency;
+    if (sl__op_allowed(c, node, op) && (cap <= 0 || placed[op] < cap)) {
       *rot = (*rot + k + 1) % nops;
       return op;
     }
@@ -126,6 +128,7 @@ static int place(sl_core *c)
 {
   placement *p = pl(c);
   free_instances(p);
+  int placed[SL_MAX_OPS] = {0}; /* instances per operator, against its concurrency cap */
   int max = 0;
   for (int n = 0; n < c->nnodes; n++)
     max += c->nodes[n].nslots;
@@ -151,9 +154,10 @@ static int place(sl_core *c)
       continue;
     int npos = class_positions(c, gpu, cpu_left, node_of, max - ninst);
     for (int j = 0, rot = 0; j < npos; j++) {
-      int op = next_allowed(c, ops, nops, &rot, node_of[j]);
+      int op = next_allowed(c, ops, nops, &rot, node_of[j], placed);
       if (op < 0)
         continue; /* no operator of the class may run on this node */
+      placed[op]++;
       inst[ninst].op = op;
       inst[ninst].node = node_of[j];
       inst[ninst].busy = SL_NONE;
