@@ -335,9 +335,8 @@ static bool drain(engine *e, worker *self)
 /* What member @p member of operator @p op is built from. Kernels get no
  * time of their own: a modelled kernel's slot is held for the work order's
  * charge by the task (pace_to()), a real one takes what it takes. */
-static void kernel_args(const engine *e, int op, int member, int node, sl_kernel_args *out)
+static void kernel_args(const engine *e, int op, int member, sl_kernel_args *out)
 {
-  (void)node;
   const sl_pop *pop = &e->plan->ops[op];
   const sl_op_spec *spec = &e->plan->workload->ops[pop->first + member];
   sl_kernel_args a = {0};
@@ -359,7 +358,7 @@ static sl_kernel *kernel_for(worker *w, int op, int member)
     return *slot;
   const sl_op_spec *spec = &e->plan->workload->ops[e->plan->ops[op].first + member];
   sl_kernel_args a;
-  kernel_args(e, op, member, w->node, &a);
+  kernel_args(e, op, member, &a);
   a.cancel = &w->cancel;
   *slot = sl_kernel_new(spec->kernel, &a);
   return *slot;
@@ -376,7 +375,7 @@ static int check_kernels(const engine *e, char *err, size_t errlen)
     for (int m = 0; m < e->plan->ops[op].nfused; m++) {
       const sl_op_spec *spec = &w->ops[e->plan->ops[op].first + m];
       sl_kernel_args a;
-      kernel_args(e, op, m, 0, &a);
+      kernel_args(e, op, m, &a);
       if (sl_kernel_check_args(spec->kernel, &a, why, sizeof why) != 0) {
         snprintf(err, errlen, "%s:%d: operator '%s', kernel '%s': %s", w->path, spec->line, spec->name,
                  spec->kernel, why);
@@ -791,16 +790,14 @@ static void run_task(worker *w, const sl_decision *d, input_ref *in)
     rc = k ? sl_kernel_begin_task(k) : SL_EKERNEL;
     if (rc == 0) {
       modelled = modelled && sl_kernel_modelled(k);
-      /* the held time is slept, or burnt as CPU by a spinning member */
-      if (!tr.holder || strcmp(sl_kernel_info_of(k)->name, "spin") == 0)
+      /* the held time is slept, or burnt as CPU by a member that burns it */
+      if (!tr.holder || sl_kernel_burns_cpu(k))
         tr.holder = k;
     }
   }
   tr.start_abs = monotonic_s();
   tr.charge = modelled ? d->charge_s * e->opts->time_scale : 0;
-  tr.nparts = d->out_rows > 0 && d->rows_per_part < INT64_MAX
-                ? (d->out_rows + d->rows_per_part - 1) / d->rows_per_part
-                : 1;
+  tr.nparts = d->out_parts > 0 ? d->out_parts : 1;
   if (rc == 0)
     rc = pop->kind == SL_OP_SOURCE ? run_source(w, d, &tr, &out) : run_map(w, d, in, &tr, &out);
   if (rc == 0 && sl_rows_count(&out) > 0)

@@ -85,7 +85,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 static uint64_t hash_decision(const sl_core *c, uint64_t h, const sl_decision *d)
 {
   int64_t ints[] = {d->kind, d->task, d->origin, d->op, d->node, d->slot, d->attempt, d->ninputs, d->split,
-                    d->rows, d->rows_per_part, d->out_rows, d->share, d->shares, d->part, d->code, d->doomed};
+                    d->rows, d->rows_per_part, d->out_rows, d->out_parts, d->share, d->shares, d->part, d->code, d->doomed};
   double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed, d->stalled_s};
   h = fnv(h, ints, sizeof ints);
   h = fnv(h, reals, sizeof reals);
@@ -720,6 +720,9 @@ static void work_order(sl_core *c, sl_decision *d, const sl__task *o, int node)
   double speed = op->gpu > 0 ? g->gpu_speed : g->cpu_speed;
   d->rows_per_part = sl_plan_rows_per_part(op, d->target_bytes);
   d->out_rows = llround(sl_plan_task_out_rows(op, (double)d->rows));
+  d->out_parts = d->out_rows <= 0                  ? 0
+                 : d->rows_per_part == INT64_MAX ? 1
+                                                 : (d->out_rows + d->rows_per_part - 1) / d->rows_per_part;
   /* a retry draws afresh: it is another run of the same work */
   d->work_s = sl_plan_task_time(op, (double)d->rows) * sl__draw_spread(op->time_spread, c->seed, DRAW_SPREAD, d->task);
   d->speed = speed > 0 ? speed : 1;

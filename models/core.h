@@ -119,6 +119,7 @@ typedef struct {
   double target_bytes;  /**< LAUNCH: the partition target the cut comes from */
   int64_t rows_per_part;/**< LAUNCH: output rows per partition, INT64_MAX: all in one */
   int64_t out_rows;     /**< LAUNCH: output rows the attempt makes, as the cost model has it */
+  int64_t out_parts;    /**< LAUNCH: partitions they make (out_rows cut at rows_per_part) */
   double work_s;        /**< LAUNCH: modelled seconds at speed 1, spread included */
   double charge_s;      /**< LAUNCH: work_s at this node's speed: how long the slot is held */
   double speed;         /**< LAUNCH: that speed (of the CPU or GPU the operator uses) */

@@ -382,8 +382,8 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   double seconds = d->work_s;
   w->rows_out = d->out_rows;
   w->row_bytes = op->out_row_bytes;
-  w->rows_per_flush = d->rows_per_part < w->rows_out ? d->rows_per_part : (w->rows_out > 0 ? w->rows_out : 1);
-  w->nflush = w->rows_out > 0 ? (uint32_t)((w->rows_out + w->rows_per_flush - 1) / w->rows_per_flush) : 0;
+  w->rows_per_flush = d->rows_per_part; /* the last partition takes what is left */
+  w->nflush = (uint32_t)d->out_parts;
   w->next = 0;
   w->emitted_rows = 0;
   w->bytes_out = 0;

@@ -146,8 +146,8 @@ static void h_launch(harness *h, const sl_decision *d)
   t->duration = d->charge_s;
   t->rows_out = (double)d->out_rows;
   t->row_bytes = h->plan->ops[d->op].out_row_bytes;
-  t->rows_per_flush = d->rows_per_part < d->out_rows ? d->rows_per_part : (d->out_rows > 0 ? d->out_rows : 1);
-  t->nflush = d->out_rows > 0 ? (uint32_t)((d->out_rows + t->rows_per_flush - 1) / t->rows_per_flush) : 0;
+  t->rows_per_flush = d->rows_per_part; /* the last partition takes what is left */
+  t->nflush = (uint32_t)d->out_parts;
   h->launches++;
   sl_core_op_stats os;
   sl_core_get_op_stats(h->core, d->op, &os);

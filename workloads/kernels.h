@@ -261,6 +261,9 @@ bool sl_kernel_emulated(const sl_kernel *k);
  */
 bool sl_kernel_modelled(const sl_kernel *k);
 
+/** @brief Whether sl_kernel_hold() burns CPU (spin) rather than sleeps. */
+bool sl_kernel_burns_cpu(const sl_kernel *k);
+
 /**
  * @brief Holds the slot until @p seconds on CLOCK_MONOTONIC (an absolute
  *        time): spin burns CPU, every other kernel sleeps. 0, or SL_EINTR

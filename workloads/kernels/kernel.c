@@ -190,6 +190,8 @@ bool sl_kernel_emulated(const sl_kernel *k) { return k->emulated; }
 
 bool sl_kernel_modelled(const sl_kernel *k) { return k->ops->modelled || k->emulated; }
 
+bool sl_kernel_burns_cpu(const sl_kernel *k) { return k->ops->hold != NULL; }
+
 int sl_kernel_hold(sl_kernel *k, double seconds)
 {
   struct timespec deadline;
