@@ -275,20 +275,19 @@ double sl_plan_work_per_source_row(const sl_plan *p, int i)
   return sl_plan_task_time(&p->ops[i], rows) * alpha_in(p, i) / rows;
 }
 
-/* "1 CPU", "0.99 CPU", "1 GPU + 4 CPU", "none"; a pin adds "@a100". */
-static void format_resources(const sl_pop *o, char *buf, size_t len)
+void sl_resources_format(double cpu, double gpu, const sl_accel_set *accel, char *buf, size_t len)
 {
   char pin[SL_MAX_ACCELS * SL_NAME_MAX + 2] = "";
-  if (o->accel.n > 0) {
+  if (accel->n > 0) {
     pin[0] = '@';
-    sl_accel_set_format(&o->accel, pin + 1, sizeof pin - 1);
+    sl_accel_set_format(accel, pin + 1, sizeof pin - 1);
   }
-  if (o->gpu > 0 && o->cpu > 0)
-    snprintf(buf, len, "%g GPU + %g CPU%s", o->gpu, o->cpu, pin);
-  else if (o->gpu > 0)
-    snprintf(buf, len, "%g GPU%s", o->gpu, pin);
-  else if (o->cpu > 0)
-    snprintf(buf, len, "%g CPU%s", o->cpu, pin);
+  if (gpu > 0 && cpu > 0)
+    snprintf(buf, len, "%g GPU + %g CPU%s", gpu, cpu, pin);
+  else if (gpu > 0)
+    snprintf(buf, len, "%g GPU%s", gpu, pin);
+  else if (cpu > 0)
+    snprintf(buf, len, "%g CPU%s", cpu, pin);
   else
     snprintf(buf, len, "none");
 }
@@ -331,7 +330,7 @@ void sl_plan_print(const sl_plan *p, const sl_cluster *c, FILE *f)
     char res[SL_MAX_ACCELS * SL_NAME_MAX + 48], size[32];
     double rows = sl_plan_typical_rows(p, i);
 
-    format_resources(o, res, sizeof(res));
+    sl_resources_format(o->cpu, o->gpu, &o->accel, res, sizeof(res));
     format_bytes(o->out_row_bytes, size, sizeof(size));
     fprintf(f, "%-3d %-32s %-12s %-14s %-5d %10.4g %10.4g %10s %10.6g\n", i, o->name,
             sl_op_kind_name(o->kind), res, o->nfused, sl_plan_task_time(o, rows), rows, size,

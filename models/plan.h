@@ -61,6 +61,9 @@ typedef struct {
 int sl_plan_build(sl_plan *out, const sl_workload *w, const sl_plan_opts *opts,
                   char *err, size_t errlen);
 
+/** @brief "1 CPU", "0.99 CPU", "1 GPU + 4 CPU", "none"; a pin adds "@a100". */
+void sl_resources_format(double cpu, double gpu, const sl_accel_set *accel, char *buf, size_t len);
+
 /**
  * @brief Output rows per partition of a task of @p op flushing at
  *        @p target_bytes: the fewest rows whose bytes reach the target, at

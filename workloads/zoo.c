@@ -879,26 +879,11 @@ static void put_size(FILE *f, const zcase *z, const char *key, double b)
   fprintf(f, "%s = %s\n", key, buf);
 }
 
-static void describe_resources(const sl_op_spec *op, char *buf, size_t n)
-{
-  char pin[SL_MAX_ACCELS * SL_NAME_MAX + 2] = "";
-  if (op->accel.n > 0) {
-    pin[0] = '@';
-    sl_accel_set_format(&op->accel, pin + 1, sizeof pin - 1);
-  }
-  if (op->gpu > 0 && op->cpu > 0)
-    snprintf(buf, n, "%g GPU + %g CPU%s", op->gpu, op->cpu, pin);
-  else if (op->gpu > 0)
-    snprintf(buf, n, "%g GPU%s", op->gpu, pin);
-  else
-    snprintf(buf, n, "%g CPU%s", op->cpu, pin);
-}
-
 /* One comment line per operator: what it is, in words. */
 static void comment_op(FILE *f, const zcase *z, const sl_op_spec *op)
 {
   char res[256], sz[64], rd[64], tasks[32];
-  describe_resources(op, res, sizeof res);
+  sl_resources_format(op->cpu, op->gpu, &op->accel, res, sizeof res);
   fmt_size(sz, sizeof sz, op->out_row_bytes, z->binary);
   if (op->kind == SL_OP_SOURCE) {
     fmt_count(tasks, sizeof tasks, (double)op->tasks);
