@@ -567,6 +567,40 @@ static void test_refused_options(void **state)
   sl_cluster_free(&f.cluster);
 }
 
+/* Simulates @p w on @p c under @p model, keeping tasks.csv, and calibrates
+ * a cost model from it into @p costs. */
+static void simulate_and_calibrate(const sl_workload *w, const sl_cluster *c, const char *model, const char *tag,
+                                   sl_sim_costs *costs)
+{
+  sl_plan p;
+  char err[512], dir[128], workload[64];
+  sl_plan_opts po = {0};
+  assert_int_equal(sl_plan_build(&p, w, &po, err, sizeof err), 0);
+  snprintf(dir, sizeof dir, "%s/sim-calib-%s-%d", SL_BINARY_DIR, tag, (int)getpid());
+  sl_sim_opts o = opts_for(&p, c, model);
+  o.keep_tasks = true;
+  o.out_dir = dir;
+  sl_sim_result r;
+  sl_sim_run(&o, &r);
+  assert_whole(&r, 1200);
+  int rc = sl_sim_calibrate(dir, costs, workload, sizeof workload, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, 0);
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* One node of 4 CPU (and 2 GPU) slots and a store of @p store bytes. */
+static void one_calib_node(sl_cluster *c, double store)
+{
+  three_nodes(c, store, 1e12);
+  sl_cluster_free(c);
+  c->groups[0].count = 1;
+  assert_int_equal(sl_cluster_expand(c), 0);
+}
+
 /* Bug: on nodes of speeds 1 and 0.5 calibration took the slow node's
  * durations for speed-1 costs (a third too slow on average), and the
  * simulation slowed them again. tasks.csv says each attempt's speed. */
@@ -575,38 +609,20 @@ static void test_calibrate_unequal_speeds(void **state)
   (void)state;
   sl_workload w;
   calib_workload(&w);
-  sl_plan p;
-  char err[512], dir[128], workload[64];
-  sl_plan_opts po = {0};
-  assert_int_equal(sl_plan_build(&p, &w, &po, err, sizeof err), 0);
   sl_cluster c;
-  three_nodes(&c, 1000 * MB, 1e12);
+  one_calib_node(&c, 1000 * MB);
   sl_cluster_free(&c);
   c.ngroups = 2;
   c.groups[1] = c.groups[0];
   snprintf(c.groups[1].name, sizeof c.groups[1].name, "slow");
-  c.groups[0].count = c.groups[1].count = 1;
   c.groups[1].cpu_speed = c.groups[1].gpu_speed = 0.5;
   assert_int_equal(sl_cluster_expand(&c), 0);
-  snprintf(dir, sizeof dir, "%s/sim-calib-speeds-%d", SL_BINARY_DIR, (int)getpid());
-  sl_sim_opts o = opts_for(&p, &c, "streaming");
-  o.keep_tasks = true;
-  o.out_dir = dir;
-  sl_sim_result r;
-  sl_sim_run(&o, &r);
-  assert_whole(&r, 1200);
   sl_sim_costs costs;
-  int rc = sl_sim_calibrate(dir, &costs, workload, sizeof workload, err, sizeof err);
-  if (rc)
-    fprintf(stderr, "%s\n", err);
-  assert_int_equal(rc, 0);
+  simulate_and_calibrate(&w, &c, "streaming", "speeds", &costs);
   const sl_sim_op_cost *t = cost_of(&costs, "transform"), *rd = cost_of(&costs, "read");
   assert_float_equal(t->time_per_row, 0.02, 0.02 * 0.01);
   assert_float_equal(t->time_per_task, 0.1, 0.1 * 0.01);
   assert_float_equal(rd->time_per_row * 10, 0.5, 0.005);
-  char cmd[200];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
   sl_cluster_free(&c);
 }
 
@@ -619,33 +635,13 @@ static void test_calibrate_after_backpressure(void **state)
   sl_workload w;
   calib_workload(&w);
   w.ops[1].time_per_row = 0.2; /* a slow consumer: the sources wait */
-  sl_plan p;
-  char err[512], dir[128], workload[64];
-  sl_plan_opts po = {0};
-  assert_int_equal(sl_plan_build(&p, &w, &po, err, sizeof err), 0);
   sl_cluster c;
-  three_nodes(&c, 4 * MB, 1e12);
-  sl_cluster_free(&c);
-  c.groups[0].count = 1;
-  assert_int_equal(sl_cluster_expand(&c), 0);
-  snprintf(dir, sizeof dir, "%s/sim-calib-bp-%d", SL_BINARY_DIR, (int)getpid());
-  sl_sim_opts o = opts_for(&p, &c, "static"); /* fixed instances: sources park */
-  o.keep_tasks = true;
-  o.out_dir = dir;
-  sl_sim_result r;
-  sl_sim_run(&o, &r);
-  assert_whole(&r, 1200);
+  one_calib_node(&c, 4 * MB);
   sl_sim_costs costs;
-  int rc = sl_sim_calibrate(dir, &costs, workload, sizeof workload, err, sizeof err);
-  if (rc)
-    fprintf(stderr, "%s\n", err);
-  assert_int_equal(rc, 0);
+  simulate_and_calibrate(&w, &c, "static", "bp", &costs); /* fixed instances: sources park */
   const sl_sim_op_cost *rd = cost_of(&costs, "read");
   fprintf(stderr, "  read after backpressure: %.6g s per row\n", rd->time_per_row);
   assert_float_equal(rd->time_per_row * 10, 0.5, 0.005);
-  char cmd[200];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
   sl_cluster_free(&c);
 }
 
