@@ -713,13 +713,32 @@ enum { DRAW_SPREAD = 1 };
 /* The facts of a LAUNCH that engines used to work out each its own way:
  * the output cut, the output rows, the time to charge and the share of
  * an all-to-all task. One place, so that both engines do the same. */
+/* Output rows of origin task @p o, fixed at its first launch so that every
+ * attempt makes the same. Rounding each task on its own lost rows: a filter
+ * keeping one row in eight made 0 of a 1-row task and llround(0.375) = 0 of
+ * a 3-row one, and the job never completed. The operator's running sum of
+ * rows is rounded instead: its tasks make floor(rows * ratio) in all. */
+static int64_t out_rows_of(sl_core *c, sl__task *o)
+{
+  if (o->out_rows_set)
+    return o->out_rows;
+  const sl_pop *op = &c->plan->ops[o->op];
+  int64_t *before = &c->ops[o->op].rows_launched;
+  double from = floor(sl_plan_task_out_rows(op, (double)*before) + 1e-6);
+  double to = floor(sl_plan_task_out_rows(op, (double)(*before + o->rows)) + 1e-6);
+  *before += o->rows;
+  o->out_rows = (int64_t)(to - from);
+  o->out_rows_set = 1;
+  return o->out_rows;
+}
+
 static void work_order(sl_core *c, sl_decision *d, const sl__task *o, int node)
 {
   const sl_pop *op = &c->plan->ops[d->op];
   const sl_node_group *g = sl_cluster_node_group(c->cluster, node);
   double speed = op->gpu > 0 ? g->gpu_speed : g->cpu_speed;
   d->rows_per_part = sl_plan_rows_per_part(op, d->target_bytes);
-  d->out_rows = llround(sl_plan_task_out_rows(op, (double)d->rows));
+  d->out_rows = o->out_rows;
   d->out_parts = d->out_rows <= 0                  ? 0
                  : d->rows_per_part == INT64_MAX ? 1
                                                  : (d->out_rows + d->rows_per_part - 1) / d->rows_per_part;
@@ -741,9 +760,10 @@ static void work_order(sl_core *c, sl_decision *d, const sl__task *o, int node)
 void sl__launch(sl_core *c, double now, sl_task_id id, int node)
 {
   sl__task *t = &c->tasks[id];
-  const sl__task *o = origin_of(c, t);
+  sl__task *o = origin_of(c, t);
   const sl_pop *op = &c->plan->ops[t->op];
   sl__node *nd = &c->nodes[node];
+  out_rows_of(c, o);
   t->state = SL__T_RUNNING;
   t->node = node;
   t->slot = nd->free_slots[--nd->nfree];
@@ -937,10 +957,12 @@ typedef struct {
   const sl_core *c;
   const sl_pop *o;
   bool coalesce;
+  bool split_batch; /* rows up to the batch size, by the bytes limit */
   sl_part_id buf[256];
   int n;
   int64_t rows;
   double bytes;
+  double limit_bytes; /* coalesce up to this many bytes (no batch size) */
 } take_state;
 
 /* Whether partition @p p joins the task being assembled in @p ts. */
@@ -950,9 +972,33 @@ static bool take_fits(const take_state *ts, const sl__part *p)
     return true;
   if (!ts->coalesce || ts->n == 256)
     return false;
-  if (ts->o->batch_size > 0)
+  if (ts->o->batch_size > 0 && !ts->split_batch)
     return sl__batch_gains(ts->rows, p->rows, ts->o->batch_size);
-  return ts->bytes + p->bytes <= ts->c->plan->target_partition_bytes + EPS;
+  if (ts->o->batch_size > 0 && ts->rows + p->rows > ts->o->batch_size)
+    return false;
+  return ts->bytes + p->bytes <= ts->limit_bytes + EPS;
+}
+
+double sl__op_instances(const sl_core *c, int op)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  bool gpu = o->gpu > 0;
+  double request = gpu ? o->gpu : o->cpu;
+  double n = request > 0 ? floor(sl__op_capacity(c, op, gpu) / request + EPS) : 1;
+  if (o->concurrency > 0 && n > o->concurrency)
+    n = o->concurrency;
+  return n > 1 ? n : 1;
+}
+
+/* Coalescing small partitions saves per-task costs, but a task that takes
+ * more than its operator's share of the queue leaves slots idle that could
+ * run the rest: bundle up to the target partition, and no more than the
+ * queued bytes spread over every slot the operator could use. */
+static double coalesce_limit(const sl_core *c, int op)
+{
+  double share = c->ops[op].in_queue_bytes / sl__op_instances(c, op);
+  double target = c->plan->target_partition_bytes;
+  return share < target ? share : target;
 }
 
 static void take(take_state *ts, sl__op *s, sl__part *p, sl_part_id pid)
@@ -970,10 +1016,20 @@ static bool taken(uint32_t id, void *ctx)
 }
 
 /* Partitions already on @p near first (no transfer), then the oldest. */
-sl_task_id sl__take_inputs(sl_core *c, int op, bool coalesce, int near)
+bool sl__batch_free(const sl_core *c, int op)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  return o->batch_size > 0 && !(o->time_per_batch > 0);
+}
+
+sl_task_id sl__take_inputs(sl_core *c, int op, bool coalesce, bool split_batch, int near)
 {
   sl__op *s = &c->ops[op];
-  take_state ts = {.c = c, .o = &c->plan->ops[op], .coalesce = coalesce};
+  take_state ts = {.c = c,
+                   .o = &c->plan->ops[op],
+                   .coalesce = coalesce,
+                   .split_batch = split_batch && sl__batch_free(c, op),
+                   .limit_bytes = coalesce_limit(c, op)};
   uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
   for (uint32_t k = 0; near >= 0 && k < window; k++) {
     sl_part_id pid = sl__idq_at(&s->inq, k);

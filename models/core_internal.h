@@ -54,6 +54,7 @@ typedef struct {
   uint8_t pinned;      /**< origin: its inputs' refs are held */
   uint8_t finished_once; /**< origin: output count is known */
   uint8_t spill_next;  /**< the liveness rule lets the next emission spill */
+  uint8_t out_rows_set;/**< origin: out_rows is fixed (at its first launch) */
   int32_t node, slot;
   int32_t attempt;
   int32_t instance;    /**< static placement: instance index, else -1 */
@@ -65,6 +66,7 @@ typedef struct {
   int32_t ninputs;
   int64_t split;
   int64_t rows;
+  int64_t out_rows;    /**< origin: rows its attempts make (see out_rows_of()) */
   double bytes;
   double start;
   double pending_bytes;/**< size of the refused emission */
@@ -91,6 +93,7 @@ typedef struct {
   int running, waiting;
   int active;          /**< attempts queued, blocked or running */
   int64_t tasks_done;
+  int64_t rows_launched; /**< input rows of the tasks launched so far (origins) */
   double buffered;     /**< output bytes alive and not yet consumed */
   double in_queue_bytes;
   double cpu_used, gpu_used;
@@ -236,8 +239,16 @@ void sl__launch_retries(struct sl_core_s *c, double now, int op);
 bool sl__batch_gains(int64_t rows, int64_t more, int batch);
 
 /** @brief Takes input partitions of @p op from its queue into a new task,
- *  coalescing when asked, those already on node @p near first (-1: none). */
-sl_task_id sl__take_inputs(struct sl_core_s *c, int op, bool coalesce, int near);
+ *  coalescing when asked, those already on node @p near first (-1: none).
+ *  @p split_batch: a batch operator whose batches are free (sl__batch_free)
+ *  coalesces like a map, up to its batch size, instead of filling batches. */
+sl_task_id sl__take_inputs(struct sl_core_s *c, int op, bool coalesce, bool split_batch, int near);
+/** @brief How many tasks of @p op the live cluster could run at once (at
+ *  least 1): its class's capacity over its request, within its cap. */
+double sl__op_instances(const struct sl_core_s *c, int op);
+/** @brief Whether @p op batches rows at no cost: a batch size and no per-batch
+ *  time, so a partial batch does the same work per row as a full one. */
+bool sl__batch_free(const struct sl_core_s *c, int op);
 
 /** @brief Resumes every waiting task of @p op: they retry their emission. */
 void sl__resume_op(struct sl_core_s *c, int op);

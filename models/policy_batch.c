@@ -44,7 +44,7 @@ static bool launch_next(sl_core *c, double now, int op)
       return false;
     /* map_batches still groups rows into its batch; plain maps keep the
      * upstream partitioning: one task per partition */
-    id = sl__take_inputs(c, op, o->batch_size > 0, -1);
+    id = sl__take_inputs(c, op, o->batch_size > 0, false, -1);
   }
   if (id == SL_NONE)
     return false;

@@ -618,6 +618,79 @@ static void test_headroom_does_not_serialize(void **state)
   sl_cluster_free(&cl);
 }
 
+/* Many tiny partitions and slow per-row work (zoo case 56): coalescing up
+ * to the target partition bundled 192 rows into one task, 14 minutes of
+ * work on one slot while the others sat idle. A task now takes no more
+ * than its operator's share of the queue. */
+static void test_coalescing_keeps_parallelism(void **state)
+{
+  (void)state;
+  sl_workload w = {0};
+  w.target_partition_bytes = 32 * MB;
+  sl_op_spec *src = add_op(&w, "gen", SL_OP_SOURCE, 1, 0);
+  src->tasks = 300;
+  src->rows_per_task = 2;
+  src->out_row_bytes = 38.4e3;
+  src->time_per_row = 0.5;
+  sl_op_spec *t = add_op(&w, "transform", SL_OP_MAP, 2, 0); /* 2 CPUs: not fused with gen */
+  t->out_row_bytes = 77e3;
+  t->time_per_row = 4;
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  one_node(&cl, 64, 0, 2000 * MB);
+  sl_bound b;
+  assert_int_equal(sl_bound_compute(&plan, &cl, &b), 0);
+  const char *models[] = {"streaming", "streaming-plus"};
+  for (size_t m = 0; m < sizeof models / sizeof *models; m++) {
+    sl_core_opts o = model(models[m]);
+    harness h = {0};
+    double jct = h_run(&h, &plan, &cl, &o, 1e6);
+    fprintf(stderr, "  %s: %.0f s, %.0f%% of the %.0f s bound, %d transforms at once\n", models[m], jct,
+            100 * b.jct_s / jct, b.jct_s, h.max_running[1]);
+    assert_float_equal(h_delivered(&h), plan.sink_rows, 1e-6);
+    assert_true(h.max_running[1] >= 24);
+    assert_true(b.jct_s / jct > 0.8);
+    h_free(&h);
+  }
+  sl_cluster_free(&cl);
+}
+
+/* A batch operator with no per-batch time (zoo case 120): full batches of
+ * 512 rows made 6 tasks for 64 GPUs. streaming-plus cuts such batches; the
+ * paper's policy keeps Ray Data's full batches. */
+static void test_plus_cuts_free_batches(void **state)
+{
+  (void)state;
+  sl_workload w = {0};
+  w.target_partition_bytes = 1 * MB;
+  sl_op_spec *src = add_op(&w, "read", SL_OP_SOURCE, 1, 0);
+  src->tasks = 68;
+  src->rows_per_task = 43;
+  src->out_row_bytes = 4.64e3;
+  src->time_per_row = 0.05;
+  sl_op_spec *i = add_op(&w, "infer", SL_OP_MAP_BATCHES, 0, 1);
+  i->batch_size = 512;
+  i->out_row_bytes = 2.32e3;
+  i->time_per_row = 2;
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  many_nodes(&cl, 8, 8, 8, 512 * MB);
+  sl_bound b;
+  assert_int_equal(sl_bound_compute(&plan, &cl, &b), 0);
+  sl_core_opts o = model("streaming-plus");
+  harness h = {0};
+  double jct = h_run(&h, &plan, &cl, &o, 1e6);
+  fprintf(stderr, "  streaming-plus: %.0f s, %.0f%% of the %.0f s bound, %d inferences at once\n", jct,
+          100 * b.jct_s / jct, b.jct_s, h.max_running[1]);
+  assert_float_equal(h_delivered(&h), plan.sink_rows, 1e-6);
+  assert_true(h.max_running[1] > 6);
+  assert_true(b.jct_s / jct > 0.7);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
 /* streaming-noadapt splits the CPUs evenly between CPU operators, but an
  * operator's own concurrency cap still holds (zoo case 41 ran 10 tasks of
  * an operator capped at 3, and beat the bound). */
@@ -909,6 +982,8 @@ int main(void)
     cmocka_unit_test(test_kill_is_the_cores_choice),
     cmocka_unit_test(test_headroom_does_not_serialize),
     cmocka_unit_test(test_noadapt_keeps_concurrency_caps),
+    cmocka_unit_test(test_coalescing_keeps_parallelism),
+    cmocka_unit_test(test_plus_cuts_free_batches),
     cmocka_unit_test(test_deterministic),
     cmocka_unit_test(test_pins_hold_in_every_model),
     cmocka_unit_test(test_pin_to_missing_label),
