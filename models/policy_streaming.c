@@ -209,6 +209,22 @@ static double still_to_emit(const sl_core *c, int op)
   return fmin(fmax(0, s->running * s->est_out_bytes - s->running_out_bytes), s->running * task_footprint(c, op));
 }
 
+/* Tasks of @p i that could start soon: its queued partitions and those
+ * its producer's running tasks (and the task of @p op about to launch)
+ * will make. Room kept for the outputs of an operator with nothing to
+ * run only blocks the operators that would feed it: an expanding map
+ * waited with 190 partitions queued, the store half full of its inputs
+ * and every slot idle (zoo case 145, 2% of the bound). */
+static double tasks_coming(const sl_core *c, int i, int op)
+{
+  const sl__op *up = &c->ops[i - 1];
+  double parts = (double)sl__idq_len(&c->ops[i].inq) + (double)sl__idq_len(&c->ops[i].retryq);
+  parts += (up->running + (i - 1 == op)) * fmax(1, up->est_out_parts);
+  if (c->plan->ops[i].kind == SL_OP_ALL_TO_ALL || !c->opts.streaming.bound_shares)
+    return INFINITY; /* the paper's policy keeps room for every slot */
+  return parts;
+}
+
 /* Room in the stores for what one more task of @p op will emit, on top
  * of what is stored and what running tasks will still emit. A task whose
  * output is no bigger than its input frees what it adds when it ends, so
@@ -229,7 +245,7 @@ static bool has_output_space(const sl_core *c, int op)
    * holds its input until it ends, so its output briefly adds to the store */
   double headroom = 0;
   for (int i = op + 1; i + 1 < c->nops; i++)
-    headroom += available_slots(c, i) * pending_output(c, i);
+    headroom += fmin(available_slots(c, i), tasks_coming(c, i, op)) * pending_output(c, i);
   /* Downstream operators with many slots (64 CPUs of a node) asked for
    * more headroom than the stores hold: nothing but the liveness rule
    * launched, one task at a time. Half the stores is room enough for
@@ -691,20 +707,38 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
  * 91 s of work). streaming-plus cuts the outputs of operator @p i so that
  * its consumer gets about four partitions a slot, no smaller than keeps
  * the consumer's fixed costs per task (and per batch, unless batches are
- * free) under a tenth of its work. */
+ * free) under a tenth of its work; and, before that, small enough that the
+ * stores hold an input for every consumer slot and two outputs for every
+ * producer slot, twice over: memory that cannot hold a partition per slot
+ * idles more slots than per-task costs waste (zoo case 40: partitions of
+ * 3 rows of 11.6 MB let 10 of 64 sources run, 27% of the bound). */
+/* Tasks of @p i that run at once at the bound's allocation, within what
+ * fits: the store need not hold partitions for slots the allocation leaves
+ * idle, and cutting partitions for them only adds tasks (6,336 slots of a
+ * map made 1-row partitions and 243,800 tasks; zoo case 90). */
+static double useful_instances(const sl_core *c, int i)
+{
+  double n = sl__op_instances(c, i);
+  int share = state(c)->share_cap[i];
+  return share > 0 && share < n ? share : n;
+}
+
 static double fine_partition_bytes(const sl_core *c, int i)
 {
   if (i + 1 >= c->nops || c->plan->ops[i + 1].kind == SL_OP_ALL_TO_ALL)
     return 0;
   const sl_pop *o = &c->plan->ops[i], *next = &c->plan->ops[i + 1];
+  double row_bytes = fmax(o->out_row_bytes, 1);
   double rows_in = (double)c->plan->source_rows * o->alpha_rows;
   double rows = ceil(rows_in / (4 * sl__op_instances(c, i + 1)));
   double fixed = next->time_per_task + (sl__batch_free(c, i + 1) ? 0 : next->time_per_batch);
   if (fixed > 0)
     rows = next->time_per_row > 0 ? fmax(rows, ceil(10 * fixed / next->time_per_row)) : INFINITY;
+  double slots = useful_instances(c, i) + useful_instances(c, i + 1);
+  rows = fmin(rows, floor(c->alive_store / (4 * slots * row_bytes)));
   if (next->batch_size > 0 && !sl__batch_free(c, i + 1))
-    rows = fmax(rows, next->batch_size);
-  return fmax(rows, 1) * fmax(o->out_row_bytes, 1);
+    rows = fmax(rows, next->batch_size); /* its tasks fill a batch anyway */
+  return fmax(rows, 1) * row_bytes;
 }
 
 static int streaming_init(sl_core *c, char *err, size_t errlen)
