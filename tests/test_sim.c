@@ -489,12 +489,14 @@ static void expect_cost_error(const char *text, const char *where, const char *w
 static void test_cost_file_errors(void **state)
 {
   (void)state;
-  expect_cost_error("time_per_row = 1s\n", "1", "before any");
-  expect_cost_error("[transform]\ntime_per_row = fast\n", "2", "not a time");
+  expect_cost_error("time_per_row = 1s\n", "1", "outside any section");
+  expect_cost_error("[transform]\ntime_per_row = fast\n", "2", "malformed value 'fast' for 'time_per_row'");
+  expect_cost_error("[transform]\ntime_per_row = 50\n", "2", "a time needs a unit");
+  expect_cost_error("[transform]\nout_row_bytes = 1MB\nout_row_bytes = 2MB\n", "3", "duplicate key");
   expect_cost_error("[transform]\nspeed = 2\n", "2", "unknown key");
   expect_cost_error("# c\n[transform]\ntime_per_row = -1s\n", "3", ">= 0");
   expect_cost_error("[transform]\n[transform]\n", "2", "duplicate");
-  expect_cost_error("[transform\n", "1", "expected '[operator]'");
+  expect_cost_error("[transform\n", "1", "expected 'key = value', '[section]'");
   expect_cost_error("[transform]\njunk\n", "2", "key = value");
   expect_cost_error("\n\n[nosuchop]\ntime_per_row = 1s\n", "3", "no operator 'nosuchop'");
   expect_cost_error("# only comments\n", "1", "no [operator]");
