@@ -78,7 +78,7 @@ typedef struct {
 
 static int bad(const char *fmt, const char *value)
 {
-  return sl_cli_usage_error("capacity", USAGE, fmt, value);
+  return sl_cli_usage_error("capacity", fmt, value);
 }
 
 static int parse_positive(const char *v, double *out)
@@ -168,7 +168,7 @@ static int parse_args(int argc, char **argv, args *a)
       return -1;
     }
     if (ch == '?' || ch == ':')
-      return sl_cli_usage_error("capacity", USAGE, "unknown or incomplete option '%s'", argv[optind - 1]);
+      return sl_cli_usage_error("capacity", "unknown or incomplete option '%s'", argv[optind - 1]);
     int rc = parse_option(ch, a);
     if (rc)
       return rc;
@@ -234,7 +234,7 @@ static int keep_only(const args *a, sl_cluster *types)
     if (g < 0) {
       char name[128];
       snprintf(name, sizeof name, "%.*s", (int)(len < 100 ? len : 100), p);
-      return sl_cli_usage_error("capacity", USAGE, "--only: no node type '%s' in %s", name, types->path);
+      return sl_cli_usage_error("capacity", "--only: no node type '%s' in %s", name, types->path);
     }
     keep[g] = true;
     p += len + (p[len] == ',');

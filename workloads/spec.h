@@ -34,10 +34,11 @@
  * The syntax is that of workloads/typed_ini.h; values take the units of
  * workloads/units.h (a time needs one).
  *
- * Loaders never write anything outside @p out and @p err. On error they
- * return SL_EIO (the file cannot be read) or SL_EPARSE, write the message
- * (NUL-terminated, truncated to @p errlen; @p err may be NULL) and zero
- * @p out. The old content of @p out is not freed.
+ * Loaders never write anything outside @p out, @p err and @p warn, and
+ * print nothing. On error they return SL_EIO (the file cannot be read) or
+ * SL_EPARSE, write the message (NUL-terminated, truncated to @p errlen;
+ * @p err may be NULL) and zero @p out. The old content of @p out is not
+ * freed.
  */
 #ifndef SL_SPEC_H
 #define SL_SPEC_H
