@@ -112,8 +112,7 @@ static int parse_option(int ch, args *a)
     return parse_positive(optarg, &a->cap.target_rows_s) < 0
              ? bad("--target-throughput: '%s' is not a positive rate in rows per second", optarg) : 0;
   case O_DEADLINE:
-    return sl_parse_time(optarg, &a->cap.deadline_s) < 0 || a->cap.deadline_s <= 0
-             ? bad("--deadline: '%s' is not a time (e.g. 10min, 80h)", optarg) : 0;
+    return sl_cli_parse_time("capacity", "--deadline", optarg, true, &a->cap.deadline_s);
   case O_BUDGET:
     return parse_positive(optarg, &a->cap.budget) < 0 ? bad("--budget: '%s' is not a positive amount", optarg) : 0;
   case O_MODEL:

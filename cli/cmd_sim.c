@@ -283,7 +283,7 @@ static void print_summary(const sl_sim_result *r, const sl_cluster *c, const cha
   printf("  tasks         %lld launched, %lld retried; lost partitions %lld; checkpoints %lld, rollbacks %lld\n",
          (long long)m->tasks, (long long)m->retried_tasks, (long long)m->lost_partitions, (long long)m->checkpoints,
          (long long)m->rollbacks);
-  if (r->faults_applied > 0)
+  if (r->faults_applied > 0 || m->faults_not_applied[0])
     printf("  faults        %lld applied: %lld %s lost, %lld joined, %lld %s killed\n", (long long)r->faults_applied,
            (long long)r->nodes_lost, sl_cli_plural(r->nodes_lost, "node", "nodes"), (long long)r->nodes_joined,
            (long long)r->tasks_killed, sl_cli_plural(r->tasks_killed, "task", "tasks"));

@@ -124,8 +124,8 @@ typedef struct {
   sl_ini_range range;
   unsigned kinds;       /**< the section kinds that take it, bit k for kind k; 0: every kind */
   unsigned required;    /**< the kinds that must give it */
-  const char *dflt;     /**< the default, written as in a spec ("1", "10Gbps"); the
-                             reader stores it before the section's keys. NULL: none */
+  const char *dflt;     /**< the default, written as in a spec ("1", "10Gbps"), which
+                             sl_ini_set_defaults() stores. NULL: none */
   const char *dflt_doc; /**< a default that is a rule rather than a value ("30% of memory") */
   const char *doc;      /**< what it means, one sentence for the reference */
   size_t offset;        /**< where the value goes in the section's record */
