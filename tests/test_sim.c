@@ -502,6 +502,30 @@ static void test_cost_file_errors(void **state)
   expect_cost_error("# only comments\n", "1", "no [operator]");
 }
 
+/* A calibrated file names its run folder in a comment, however long its path. */
+static void test_cost_file_long_source(void **state)
+{
+  (void)state;
+  char path[128], err[512], source[400];
+  sl_sim_costs c = {.n = 1}, back;
+  snprintf(c.ops[0].op, sizeof c.ops[0].op, "read->decode");
+  c.ops[0].time_per_row = 0.05;
+  c.ops[0].rows_varied = 1;
+  memset(source, 'd', sizeof source - 1);
+  source[sizeof source - 1] = 0;
+  snprintf(path, sizeof path, "%s/long-costs-%d.ini", SL_BINARY_DIR, (int)getpid());
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  assert_int_equal(sl_sim_costs_write(&c, source, "w", f), 0);
+  fclose(f);
+  int rc = sl_sim_costs_load(path, &back, err, sizeof err);
+  unlink(path);
+  if (rc != 0)
+    fail_msg("%s", err);
+  assert_string_equal(back.ops[0].op, "read->decode");
+  assert_true(back.ops[0].time_per_row == 0.05);
+}
+
 /* ---------------------------------------------------------------- platform */
 
 static void test_platform_xml(void **state)
@@ -698,6 +722,7 @@ int main(void)
     cmocka_unit_test(test_calibrate_after_backpressure),
     cmocka_unit_test(test_streaming_plus_paces_reads),
     cmocka_unit_test(test_cost_file_errors),
+    cmocka_unit_test(test_cost_file_long_source),
     cmocka_unit_test(test_platform_xml),
     cmocka_unit_test(test_refused_options),
   };

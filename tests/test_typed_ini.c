@@ -176,6 +176,20 @@ static void test_refusals(void **state)
   expect_error("[plain]\nwait 1s\n", 2, "expected 'key = value', '[section]' or a comment");
 }
 
+/* Lines are at most 197 characters, but a comment may run on. */
+static void test_long_lines(void **state)
+{
+  (void)state;
+  char text[700];
+  seen s;
+  char err[256] = "", path[64];
+  snprintf(text, sizeof text, "# %0300d\n[plain]\nwait = 1s\n", 0);
+  assert_int_equal(parse_text(text, &s, err, sizeof err, path), 0);
+  assert_true(s.r.wait == 1);
+  snprintf(text, sizeof text, "[plain]\nnote = %0300d\n", 0);
+  expect_error(text, 2, "line longer than 197 characters");
+}
+
 static void test_missing_file(void **state)
 {
   (void)state;
@@ -228,6 +242,7 @@ int main(void)
     cmocka_unit_test(test_callbacks_in_file_order),
     cmocka_unit_test(test_types),
     cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_long_lines),
     cmocka_unit_test(test_missing_file),
     cmocka_unit_test(test_defaults_and_lists),
     cmocka_unit_test(test_reference),

@@ -168,6 +168,10 @@ static char *sl__ini_reader(char *str, int num, void *stream)
   size_t content = len;
   while (content > 0 && (line[content - 1] == '\n' || line[content - 1] == '\r'))
     content--;
+  /* A comment says nothing to the parser, however long (a cost file's
+   * header names a run folder of any length): keep its first character. */
+  if ((*line == '#' || *line == ';') && content + 3 > (size_t)num)
+    content = 1;
   /* inih wants room for "\r\n\0" after the longest line */
   if (content + 3 > (size_t)num) {
     sl_ini_fail(ini, ini->lineno, "line longer than %d characters", num - 3);
