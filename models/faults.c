@@ -12,12 +12,13 @@
 /*
  * A time and its unit. models/ cannot use workloads/units.h, so this is a
  * short copy of its rules for times: the same units in any case, and a bare
- * number refused unless it is 0 (tests/test_core.c holds them to it).
+ * number refused unless it is 0 (tests/test_faults.c holds them to it).
  */
 static const struct {
   const char *name;
   double scale;
-} time_units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"min", 60}, {"h", 3600}};
+} time_units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"ms", 1e-3},
+                  {"s", 1},     {"min", 60},  {"h", 3600}};
 
 typedef enum { TIME_OK, TIME_MALFORMED, TIME_NO_UNIT } time_verdict;
 
@@ -29,12 +30,16 @@ static time_verdict parse_time(const char *s, double *out)
   double v = strtod(s, &end);
   if (end == s || !isfinite(v) || strspn(s, "0123456789.eE+-") < (size_t)(end - s))
     return TIME_MALFORMED; /* strtod also reads hexadecimal */
-  if (*end == 0) {
+  const char *unit = end + strspn(end, " \t");
+  size_t len = strlen(unit);
+  while (len > 0 && isspace((unsigned char)unit[len - 1]))
+    len--;
+  if (len == 0) {
     *out = v;
     return v == 0 ? TIME_OK : TIME_NO_UNIT;
   }
   for (size_t i = 0; i < sizeof time_units / sizeof time_units[0]; i++)
-    if (strcasecmp(end, time_units[i].name) == 0) {
+    if (strlen(time_units[i].name) == len && strncasecmp(unit, time_units[i].name, len) == 0) {
       *out = v * time_units[i].scale;
       return TIME_OK;
     }

@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "models/core.h"
@@ -17,6 +19,7 @@
 #include "models/faults.h"
 #include "models/plan.h"
 #include "workloads/spec.h"
+#include "workloads/units.h"
 
 typedef struct {
   sl_workload w;
@@ -78,11 +81,32 @@ static void test_parse(void **state)
   assert_int_equal(sl_faults_parse("join:0@1s", &f->plan, &f->cluster, &s, err, sizeof err), 0);
 }
 
+/* Fault times read as spec times do (models/ keeps its own copy of the rules). */
+static void test_times_as_in_specs(void **state)
+{
+  fixture *f = *state;
+  static const char *const times[] = {"3ns", "3us", "3\xc2\xb5s", "3ms", "3s", "3min", "3h", "2.5MIN", "1e3Ms",
+                                      "0", "8", "8 s", "8sec", "8m", ".5s"};
+  for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+    char text[64], err[512];
+    sl_fault_schedule s;
+    double want;
+    snprintf(text, sizeof text, "kill@%s", times[i]);
+    bool spec_ok = sl_parse_time(times[i], &want) == 0 && want >= 0;
+    bool fault_ok = sl_faults_parse(text, &f->plan, &f->cluster, &s, err, sizeof err) == 0;
+    if (spec_ok != fault_ok)
+      fail_msg("'%s': a spec %s it, a schedule %s it", times[i], spec_ok ? "takes" : "refuses",
+               fault_ok ? "takes" : "refuses");
+    if (fault_ok && s.ev[0].at_s != want)
+      fail_msg("'%s': %g in a spec, %g in a schedule", times[i], want, s.ev[0].at_s);
+  }
+}
+
 static void test_refused(void **state)
 {
   fixture *f = *state;
   expect_refused(f, "lose:1@100", "'lose:1@100': the time needs a unit: ns, us, ms, s, min or h (such as 100s)");
-  expect_refused(f, "kill@5 s", "'kill@5 s': malformed time '5 s' (such as 15s, 500ms or 2min)");
+  expect_refused(f, "kill@5 sec", "'kill@5 sec': malformed time '5 sec' (such as 15s, 500ms or 2min)");
   expect_refused(f, "kill@-1s", "'kill@-1s': malformed time '-1s' (such as 15s, 500ms or 2min)");
   expect_refused(f, "kill@0x10s", "'kill@0x10s': malformed time '0x10s' (such as 15s, 500ms or 2min)");
   expect_refused(f, "lose:1@100s,join:1@50s", "'join:1@50s' comes before 'lose:1@100s': a node joins only after it is lost");
@@ -141,6 +165,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_parse),
+    cmocka_unit_test(test_times_as_in_specs),
     cmocka_unit_test(test_refused),
     cmocka_unit_test(test_log),
   };
