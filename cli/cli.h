@@ -9,6 +9,7 @@
 #define SL_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "models/cluster.h"
@@ -24,16 +25,18 @@ typedef struct {
   const char *summary;
 } sl_cli_cmd;
 
-/** @brief Prints "sluice CMD: message" and the usage line, returns SL_EXIT_USAGE. */
-int sl_cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
-  __attribute__((format(printf, 3, 4)));
+/**
+ * @brief Prints "sluice CMD: message" and one line pointing at
+ *        `sluice CMD --help`, on stderr; returns SL_EXIT_USAGE.
+ */
+int sl_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /**
- * @brief Names the running command and its usage (both static strings), so
- *        that the helpers below report an argument naming no spec as a
- *        usage error of that command. Without it they print one line.
+ * @brief Names the running command (a static string), so that the helpers
+ *        below report an argument naming no spec as a usage error of that
+ *        command. Without it they print one line.
  */
-void sl_cli_set_command(const char *cmd, const char *usage);
+void sl_cli_set_command(const char *cmd);
 
 /**
  * @brief Finds a spec: @p arg as a path, else a built-in name under the
@@ -65,6 +68,30 @@ int sl_cli_build_plan(const sl_workload *w, sl_plan *p);
 int sl_cli_replay(const char *cmd, const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts,
                   const char *path);
 
+/**
+ * @brief Prints the "; "-separated @p items one per line, the first after
+ *        @p label, the others under it (a summary's list of faults).
+ */
+void sl_cli_print_list(FILE *f, const char *label, const char *items);
+
+/** @brief @p one when @p n is 1, else @p many: "1 node", "2 nodes". */
+const char *sl_cli_plural(int64_t n, const char *one, const char *many);
+
+/**
+ * @brief Reads option @p opt's @p value as a time (0 or more; more than 0
+ *        when @p positive) into @p out. Returns 0, or prints the usage
+ *        error (a missing unit, an unknown one...) and returns SL_EXIT_USAGE.
+ */
+int sl_cli_parse_time(const char *cmd, const char *opt, const char *value, bool positive, double *out);
+
+/**
+ * @brief Reads option @p opt's @p value as a whole number from @p lo to
+ *        @p hi into @p out. Returns 0, or prints the usage error ("out of
+ *        range (from 1 to 32)", "expected a whole number") and returns
+ *        SL_EXIT_USAGE.
+ */
+int sl_cli_parse_count(const char *cmd, const char *opt, const char *value, int64_t lo, int64_t hi, int64_t *out);
+
 /** @brief Whether @p s is one of -h, --help. */
 bool sl_cli_is_help(const char *s);
 
@@ -78,5 +105,6 @@ int sl_cmd_experiment(int argc, char **argv);
 int sl_cmd_capacity(int argc, char **argv);
 int sl_cmd_bench(int argc, char **argv);
 int sl_cmd_zoo(int argc, char **argv);
+int sl_cmd_spec(int argc, char **argv);
 
 #endif

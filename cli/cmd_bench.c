@@ -62,17 +62,17 @@ static int parse_args(int argc, char **argv, args *a)
     case 'v': a->verbose = true; break;
     case 'r':
       if (sl_parse_int(optarg, &n) < 0 || n < 1 || n > 32)
-        return sl_cli_usage_error("bench", USAGE, "--runs: '%s' is not a count from 1 to 32", optarg);
+        return sl_cli_usage_error("bench", "--runs: '%s' is not a count from 1 to 32", optarg);
       a->runs = (int)n;
       break;
     default:
-      return sl_cli_usage_error("bench", USAGE, "unknown or incomplete option '%s'", argv[optind - 1]);
+      return sl_cli_usage_error("bench", "unknown or incomplete option '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc)
-    return sl_cli_usage_error("bench", USAGE, "unexpected argument '%s'", argv[optind]);
+    return sl_cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
   if (a->update && a->filter)
-    return sl_cli_usage_error("bench", USAGE, "--update writes the whole baseline: it takes no --filter%s", "");
+    return sl_cli_usage_error("bench", "--update writes the whole baseline: it takes no --filter%s", "");
   return 0;
 }
 

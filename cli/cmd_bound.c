@@ -16,7 +16,7 @@ int sl_cmd_bound(int argc, char **argv)
   const char *cluster_arg = NULL;
   bool csv = false;
   int ch;
-  sl_cli_set_command("bound", USAGE);
+  sl_cli_set_command("bound");
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
@@ -36,11 +36,11 @@ int sl_cmd_bound(int argc, char **argv)
              USAGE);
       return SL_EXIT_OK;
     default:
-      return sl_cli_usage_error("bound", USAGE, "unknown or incomplete option '%s'", argv[optind - 1]);
+      return sl_cli_usage_error("bound", "unknown or incomplete option '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc - 1)
-    return sl_cli_usage_error("bound", USAGE, optind >= argc ? "missing WORKLOAD" : "too many arguments");
+    return sl_cli_usage_error("bound", optind >= argc ? "missing WORKLOAD" : "too many arguments");
   sl_workload w;
   sl_plan p;
   sl_cluster c;

@@ -59,11 +59,11 @@ int sl_cmd_calibrate(int argc, char **argv)
       printf("usage: %s\n\n%s", USAGE, HELP);
       return SL_EXIT_OK;
     default:
-      return sl_cli_usage_error("calibrate", USAGE, "unknown or incomplete option '%s'", argv[optind - 1]);
+      return sl_cli_usage_error("calibrate", "unknown or incomplete option '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc - 1)
-    return sl_cli_usage_error("calibrate", USAGE, optind >= argc ? "missing RUN_DIR" : "too many arguments");
+    return sl_cli_usage_error("calibrate", optind >= argc ? "missing RUN_DIR" : "too many arguments");
   const char *dir = argv[optind];
   sl_sim_costs costs;
   char err[512], workload[64], path[1024];

@@ -78,7 +78,7 @@ typedef struct {
 
 static int bad(const char *fmt, const char *value)
 {
-  return sl_cli_usage_error("capacity", USAGE, fmt, value);
+  return sl_cli_usage_error("capacity", fmt, value);
 }
 
 static int parse_positive(const char *v, double *out)
@@ -112,8 +112,7 @@ static int parse_option(int ch, args *a)
     return parse_positive(optarg, &a->cap.target_rows_s) < 0
              ? bad("--target-throughput: '%s' is not a positive rate in rows per second", optarg) : 0;
   case O_DEADLINE:
-    return sl_parse_time(optarg, &a->cap.deadline_s) < 0 || a->cap.deadline_s <= 0
-             ? bad("--deadline: '%s' is not a time (e.g. 10min, 80h)", optarg) : 0;
+    return sl_cli_parse_time("capacity", "--deadline", optarg, true, &a->cap.deadline_s);
   case O_BUDGET:
     return parse_positive(optarg, &a->cap.budget) < 0 ? bad("--budget: '%s' is not a positive amount", optarg) : 0;
   case O_MODEL:
@@ -168,7 +167,7 @@ static int parse_args(int argc, char **argv, args *a)
       return -1;
     }
     if (ch == '?' || ch == ':')
-      return sl_cli_usage_error("capacity", USAGE, "unknown or incomplete option '%s'", argv[optind - 1]);
+      return sl_cli_usage_error("capacity", "unknown or incomplete option '%s'", argv[optind - 1]);
     int rc = parse_option(ch, a);
     if (rc)
       return rc;
@@ -234,7 +233,7 @@ static int keep_only(const args *a, sl_cluster *types)
     if (g < 0) {
       char name[128];
       snprintf(name, sizeof name, "%.*s", (int)(len < 100 ? len : 100), p);
-      return sl_cli_usage_error("capacity", USAGE, "--only: no node type '%s' in %s", name, types->path);
+      return sl_cli_usage_error("capacity", "--only: no node type '%s' in %s", name, types->path);
     }
     keep[g] = true;
     p += len + (p[len] == ',');

@@ -75,6 +75,21 @@ static int list_experiments(char names[][NAME_MAX + 1], int max)
   return kept;
 }
 
+/* "fig7a, fig7b or fig9": the experiments, for the message about an unknown one. */
+static void experiment_names(char *buf, size_t len)
+{
+  static char names[SL_MAX_EXPERIMENTS][NAME_MAX + 1];
+  int n = list_experiments(names, SL_MAX_EXPERIMENTS);
+  size_t used = 0;
+  snprintf(buf, len, "none");
+  for (int i = 0; i < n && used < len; i++) {
+    int w = snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
+}
+
 static void print_list(FILE *f)
 {
   static char names[SL_MAX_EXPERIMENTS][NAME_MAX + 1];
@@ -239,17 +254,17 @@ int sl_cmd_experiment(int argc, char **argv)
       print_list(stdout);
       return SL_EXIT_OK;
     default:
-      return sl_cli_usage_error("experiment", USAGE, "unknown or incomplete option '%s'",
+      return sl_cli_usage_error("experiment", "unknown or incomplete option '%s'",
                                 argv[optind - 1]);
     }
   }
   if (optind != argc - 1)
-    return sl_cli_usage_error("experiment", USAGE, optind >= argc ? "missing NAME" : "too many arguments");
+    return sl_cli_usage_error("experiment", optind >= argc ? "missing NAME" : "too many arguments");
   const char *name = argv[optind];
   if (strcmp(name, "all") != 0 && (strchr(name, '/') || !has_runner(name))) {
-    sl_cli_usage_error("experiment", USAGE, "no experiment '%s'", name);
-    print_list(stderr);
-    return SL_EXIT_USAGE;
+    char names[1024];
+    experiment_names(names, sizeof names);
+    return sl_cli_usage_error("experiment", "no experiment '%s' (expected all, %s)", name, names);
   }
   if (export_paths(quick) != 0) {
     fprintf(stderr, "sluice experiment: cannot find this binary's path\n");

@@ -12,7 +12,7 @@ int sl_cmd_plan(int argc, char **argv)
     {"cluster", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
   const char *cluster_arg = NULL;
   int ch;
-  sl_cli_set_command("plan", USAGE);
+  sl_cli_set_command("plan");
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
@@ -25,11 +25,11 @@ int sl_cmd_plan(int argc, char **argv)
              "costs and the partitions they will see. With a cluster, its slots too.\n", USAGE);
       return SL_EXIT_OK;
     default:
-      return sl_cli_usage_error("plan", USAGE, "unknown or incomplete option '%s'", argv[optind - 1]);
+      return sl_cli_usage_error("plan", "unknown or incomplete option '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc - 1)
-    return sl_cli_usage_error("plan", USAGE, optind >= argc ? "missing WORKLOAD" : "too many arguments");
+    return sl_cli_usage_error("plan", optind >= argc ? "missing WORKLOAD" : "too many arguments");
   sl_workload w;
   sl_plan p;
   sl_cluster c;

@@ -192,24 +192,24 @@ int sl_cmd_plot(int argc, char **argv)
       printf("usage: %s\n\n%s", USAGE, HELP);
       return SL_EXIT_OK;
     } else {
-      return sl_cli_usage_error("plot", USAGE, "unknown or incomplete option '%s'", argv[optind - 1]);
+      return sl_cli_usage_error("plot", "unknown or incomplete option '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc - 1)
-    return sl_cli_usage_error("plot", USAGE, optind >= argc ? "missing RUN_DIR" : "too many arguments");
+    return sl_cli_usage_error("plot", optind >= argc ? "missing RUN_DIR" : "too many arguments");
   const char *dir = argv[optind];
   char timeline[1024], summary[1024], png[1024], svg[1024], script[1024];
   snprintf(timeline, sizeof timeline, "%s/timeline.csv", dir);
   snprintf(summary, sizeof summary, "%s/summary.csv", dir);
   if (access(timeline, R_OK) != 0)
-    return sl_cli_usage_error("plot", USAGE, "%s: no timeline.csv there (not a run folder?)", dir);
+    return sl_cli_usage_error("plot", "%s: no timeline.csv there (not a run folder?)", dir);
   snprintf(png, sizeof png, "%s", out_arg ? out_arg : "");
   if (!out_arg)
     snprintf(png, sizeof png, "%s/timeline.png", dir);
   if (!svg_beside(png, svg, sizeof svg))
-    return sl_cli_usage_error("plot", USAGE, "--out: '%s' does not end in .png", png);
+    return sl_cli_usage_error("plot", "--out: '%s' does not end in .png", png);
   if (!parent_exists(png))
-    return sl_cli_usage_error("plot", USAGE, "--out: the folder of '%s' does not exist", png);
+    return sl_cli_usage_error("plot", "--out: the folder of '%s' does not exist", png);
   if (!sl_gnuplot_find_script("run.gp", script, sizeof script)) {
     fprintf(stderr, "sluice plot: plots/run.gp not found under %s or here\n", SL_DATA_DIR);
     return SL_EXIT_FAILED;
@@ -219,7 +219,7 @@ int sl_cmd_plot(int argc, char **argv)
   summary_info si = {0};
   parse_csv_head(timeline, 65536, header_field, header_row, &h);
   if (!h.opcols[0])
-    return sl_cli_usage_error("plot", USAGE, "%s: no running_<op> columns in the header", timeline);
+    return sl_cli_usage_error("plot", "%s: no running_<op> columns in the header", timeline);
   parse_csv_head(summary, 65536, summary_field, summary_row, &si); /* optional */
 
   static char expr[16384];

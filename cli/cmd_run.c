@@ -28,11 +28,13 @@ static const char *HELP =
   "  --memory SIZE         partition store budget per node (e.g. 80MB)\n"
   "  --on-full spill|oom   past the budget: spill to disk (default) or fail\n"
   "  --fail SCHEDULE       failures: kill[:OP]@T, lose:NODE@T, join:NODE@T, comma separated\n"
+  "                        (NODE = index or GROUP.INDEX; a join comes after its node's loss;\n"
+  "                        faults that do not apply are reported)\n"
   "  --out DIR             summary.csv, timeline.csv, tasks.csv (default runs/run-WORKLOAD-MODEL)\n"
-  "  --reservation-ratio R Ray Data's per-operator reservation (default 0)\n"
-  "  --checkpoint-interval TIME   stream model (default 360s)\n"
-  "  --checkpoint-cost TIME       stream model: pause per checkpoint (default 0)\n"
-  "  --restart-cost TIME          stream model: pause per rollback (default 0)\n"
+  "  --reservation-ratio R Ray Data's per-operator reservation (default %g)\n"
+  "  --checkpoint-interval TIME   stream model: time between checkpoints (default %gs)\n"
+  "  --checkpoint-cost TIME       stream model: pause per checkpoint (default %gs)\n"
+  "  --restart-cost TIME          stream model: pause per rollback (default %gs)\n"
   "  --seed N              task time spreads (default: the workload's seed)\n"
   "  --record-events FILE  write the events the core was fed, for --replay-events\n"
   "  --replay-events FILE  run nothing: feed FILE's events to the core alone and say\n"
@@ -41,7 +43,17 @@ static const char *HELP =
   "  --max-errored-rows N  rows a kernel may reject before the run fails (default 0)\n"
   "  --time-scale F        multiply every modelled time by F (0.1: ten times faster)\n"
   "  --quiet               no progress line\n\n"
+  "Times need a unit (15s, 500ms, 2min). 'sluice spec' describes the spec files.\n"
   "Exit codes: 0 complete, 1 the run failed or was interrupted, 2 bad usage or input.\n";
+
+/* The defaults come from the code that applies them. */
+static void print_help(void)
+{
+  sl_core_opts d;
+  sl_core_opts_default(&d);
+  printf("usage: %s\n\n", USAGE);
+  printf(HELP, d.reservation_ratio, d.checkpoint_interval_s, d.checkpoint_cost_s, d.restart_cost_s);
+}
 
 static volatile sig_atomic_t interrupted;
 
@@ -97,7 +109,7 @@ int sl_cmd_run(int argc, char **argv)
   sl_exec_opts eo;
   sl_exec_opts_default(&eo);
   int ch;
-  sl_cli_set_command("run", USAGE);
+  sl_cli_set_command("run");
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "c:m:M:F:f:o:r:k:s:e:t:C:R:S:E:P:qh", opts, NULL)) != -1) {
@@ -107,69 +119,69 @@ int sl_cmd_run(int argc, char **argv)
       break;
     case 'm':
       if (sl_core_opts_set_model(&eo.core, optarg) < 0)
-        return sl_cli_usage_error("run", USAGE, "unknown model '%s'", optarg);
+        return sl_cli_usage_error("run", "unknown model '%s'", optarg);
       break;
     case 'M':
       if (sl_parse_size(optarg, &memory) < 0 || memory <= 0)
-        return sl_cli_usage_error("run", USAGE, "--memory: '%s' is not a size such as 80MB", optarg);
+        return sl_cli_usage_error("run", "--memory: '%s' is not a size such as 80MB", optarg);
       break;
     case 'F':
       if (strcmp(optarg, "spill") && strcmp(optarg, "oom"))
-        return sl_cli_usage_error("run", USAGE, "--on-full takes spill or oom, not '%s'", optarg);
+        return sl_cli_usage_error("run", "--on-full takes spill or oom, not '%s'", optarg);
       eo.core.on_full = optarg[0] == 's' ? SL_FULL_SPILL : SL_FULL_OOM;
       break;
     case 'f':
       if (!optarg[0])
-        return sl_cli_usage_error("run", USAGE, "--fail: empty schedule (e.g. kill:transform@15s,lose:0@1min)");
+        return sl_cli_usage_error("run", "--fail: empty schedule (e.g. kill:transform@15s,lose:0@1min)");
       fail_arg = optarg;
       break;
     case 'o':
       if (!optarg[0])
-        return sl_cli_usage_error("run", USAGE, "--out: empty folder name");
+        return sl_cli_usage_error("run", "--out: empty folder name");
       out_arg = optarg;
       break;
     case 'r':
       if (sl_parse_number(optarg, &eo.core.reservation_ratio) < 0 || eo.core.reservation_ratio < 0 ||
           eo.core.reservation_ratio > 1)
-        return sl_cli_usage_error("run", USAGE, "--reservation-ratio takes a number in [0, 1]");
+        return sl_cli_usage_error("run", "--reservation-ratio takes a number in [0, 1]");
       break;
     case 'k':
-      if (sl_parse_time(optarg, &eo.core.checkpoint_interval_s) < 0 || eo.core.checkpoint_interval_s <= 0)
-        return sl_cli_usage_error("run", USAGE, "--checkpoint-interval: '%s' is not a time", optarg);
+      if (sl_cli_parse_time("run", "--checkpoint-interval", optarg, true, &eo.core.checkpoint_interval_s))
+        return SL_EXIT_USAGE;
       break;
     case 's':
-      if (sl_parse_time(optarg, &eo.stall_timeout_s) < 0 || eo.stall_timeout_s < 0)
-        return sl_cli_usage_error("run", USAGE, "--stall-timeout: '%s' is not a time (0 = never)", optarg);
+      if (sl_cli_parse_time("run", "--stall-timeout", optarg, false, &eo.stall_timeout_s))
+        return SL_EXIT_USAGE;
       break;
     case 'e': {
       int64_t n;
-      if (sl_parse_int(optarg, &n) < 0 || n < 0)
-        return sl_cli_usage_error("run", USAGE, "--max-errored-rows takes a count");
+      if (sl_cli_parse_count("run", "--max-errored-rows", optarg, 0, INT64_MAX, &n))
+        return SL_EXIT_USAGE;
       eo.max_errored_rows = n;
       break;
     }
     case 't':
       if (sl_parse_number(optarg, &eo.time_scale) < 0 || eo.time_scale <= 0)
-        return sl_cli_usage_error("run", USAGE, "--time-scale takes a positive factor, not '%s'", optarg);
+        return sl_cli_usage_error("run", "--time-scale takes a positive factor, not '%s'", optarg);
       break;
     case 'C':
-      if (sl_parse_time(optarg, &eo.core.checkpoint_cost_s) < 0 || eo.core.checkpoint_cost_s < 0)
-        return sl_cli_usage_error("run", USAGE, "--checkpoint-cost: '%s' is not a time", optarg);
+      if (sl_cli_parse_time("run", "--checkpoint-cost", optarg, false, &eo.core.checkpoint_cost_s))
+        return SL_EXIT_USAGE;
       break;
     case 'R':
-      if (sl_parse_time(optarg, &eo.core.restart_cost_s) < 0 || eo.core.restart_cost_s < 0)
-        return sl_cli_usage_error("run", USAGE, "--restart-cost: '%s' is not a time", optarg);
+      if (sl_cli_parse_time("run", "--restart-cost", optarg, false, &eo.core.restart_cost_s))
+        return SL_EXIT_USAGE;
       break;
     case 'S': {
       int64_t n;
-      if (sl_parse_int(optarg, &n) < 0 || n <= 0)
-        return sl_cli_usage_error("run", USAGE, "--seed: '%s' is not a whole number above 0", optarg);
+      if (sl_cli_parse_count("run", "--seed", optarg, 1, INT64_MAX, &n))
+        return SL_EXIT_USAGE;
       eo.core.seed = (uint64_t)n;
       break;
     }
     case 'E':
       if (!optarg[0])
-        return sl_cli_usage_error("run", USAGE, "--record-events: empty file name");
+        return sl_cli_usage_error("run", "--record-events: empty file name");
       eo.record_events = optarg;
       break;
     case 'P':
@@ -179,16 +191,16 @@ int sl_cmd_run(int argc, char **argv)
       quiet = true;
       break;
     case 'h':
-      printf("usage: %s\n\n%s", USAGE, HELP);
+      print_help();
       return SL_EXIT_OK;
     default:
-      return sl_cli_usage_error("run", USAGE, "unknown or incomplete option '%s'", argv[optind - 1]);
+      return sl_cli_usage_error("run", "unknown or incomplete option '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc - 1)
-    return sl_cli_usage_error("run", USAGE, optind >= argc ? "missing WORKLOAD" : "too many arguments");
+    return sl_cli_usage_error("run", optind >= argc ? "missing WORKLOAD" : "too many arguments");
   if (replay && eo.record_events)
-    return sl_cli_usage_error("run", USAGE, "--record-events and --replay-events exclude each other");
+    return sl_cli_usage_error("run", "--record-events and --replay-events exclude each other");
 
   sl_workload w;
   sl_plan plan;
@@ -214,14 +226,14 @@ int sl_cmd_run(int argc, char **argv)
   char err[600], outdir[512];
   if (sl_faults_parse(fail_arg, &plan, &cluster, &eo.faults, err, sizeof err) < 0) {
     sl_cluster_free(&cluster);
-    return sl_cli_usage_error("run", USAGE, "--fail: %s", err);
+    return sl_cli_usage_error("run", "--fail: %s", err);
   }
   snprintf(outdir, sizeof outdir, "%s", out_arg ? out_arg : "");
   if (!out_arg)
     snprintf(outdir, sizeof outdir, "runs/run-%s-%s", w.name, sl_core_opts_model_name(&eo.core));
   if (make_parents(outdir, err, sizeof err) < 0) {
     sl_cluster_free(&cluster);
-    return sl_cli_usage_error("run", USAGE, "--out: %s", err);
+    return sl_cli_usage_error("run", "--out: %s", err);
   }
   eo.out_dir = outdir;
   eo.progress = !quiet && isatty(STDERR_FILENO);
@@ -255,6 +267,9 @@ int sl_cmd_run(int argc, char **argv)
   printf("  store peak %.1f MB of %.1f MB, spilled %.1f MB, peak RSS %.1f MB, accelerator %s\n",
          s.peak_store_bytes / 1e6, s.store_budget_bytes / 1e6, s.spilled_bytes / 1e6,
          s.peak_rss_bytes / 1e6, s.accelerator);
+  if (s.faults_applied > 0 || s.faults_not_applied[0])
+    printf("  faults %lld applied%s\n", (long long)s.faults_applied, s.faults_not_applied[0] ? "; not applied:" : "");
+  sl_cli_print_list(stdout, "    ", s.faults_not_applied);
   printf("  outputs in %s\n", outdir);
   if (rc) {
     fprintf(stderr, "sluice run: %s\n", err);

@@ -23,6 +23,10 @@ static const char *USAGE =
   "                  [--sample TIME] [--time-limit TIME] [--stall-timeout TIME] [--out DIR]\n"
   "                  [--record-events FILE | --replay-events FILE] [--no-tasks] [--quiet]";
 
+/* A randomly lost node's time away, unless --repair says otherwise. */
+#define DEFAULT_REPAIR_S 300.0
+
+/* The defaults come from the code that applies them (print_help()). */
 static const char *HELP =
   "Replays the plan of WORKLOAD on a simulated cluster: SimGrid supplies time,\n"
   "executions and transfers, the scheduling core every decision, as in a real run.\n"
@@ -30,23 +34,25 @@ static const char *HELP =
   "runs/sim-WORKLOAD-MODEL) and prints a summary.\n"
   "\n"
   "  --cluster SPEC        cluster spec or built-in name (default: named like the workload)\n"
-  "  --platform XML        a SimGrid platform instead (hosts with kind=cpu|gpu|storage|driver,\n"
-  "                        see sim/platform.h)\n"
+  "  --platform XML        a SimGrid platform instead (PLATFORM below)\n"
   "  --model MODEL         streaming (default), streaming-plus, streaming-noadapt,\n"
   "                        streaming-nopart, static, batch or stream\n"
   "  --memory SIZE         every node's partition store budget (e.g. 8GB)\n"
   "  --on-full spill|oom   when the store is full and nothing can wait (default spill)\n"
-  "  --reservation-ratio R Ray Data's per-operator reservation (default 0)\n"
+  "  --reservation-ratio R Ray Data's per-operator reservation (default %g)\n"
   "  --fail SCHEDULE       e.g. kill:transform@15s,lose:1@900s,join:cpu.0@30min\n"
-  "                        (kill[:OP]@T, lose:NODE@T, join:NODE@T; NODE = index or GROUP.INDEX)\n"
+  "                        (kill[:OP]@T, lose:NODE@T, join:NODE@T; NODE = index or GROUP.INDEX;\n"
+  "                        a join comes after its node's loss; faults that do not apply are reported)\n"
   "  --mtbf TIME           random node losses, exponential with this mean per node\n"
-  "  --repair TIME         a randomly lost node joins again after this (default 5min, 0 = never)\n"
+  "  --repair TIME         a randomly lost node joins again after this (default %gs, 0 = never)\n"
   "  --seed N              task time spreads and random losses (default: the workload's seed)\n"
   "  --costs FILE          cost model replacing the spec's (from sluice calibrate)\n"
   "  --spill-bandwidth BW  each node's disk for spilled partitions (e.g. 500MB/s); without\n"
   "                        it, spilling takes no time\n"
-  "  --checkpoint-interval, --checkpoint-cost, --restart-cost TIME   the stream model's\n"
-  "  --sample TIME         timeline period (default 1% of the bound)\n"
+  "  --checkpoint-interval TIME   stream model: time between checkpoints (default %gs)\n"
+  "  --checkpoint-cost TIME       stream model: pause per checkpoint (default %gs)\n"
+  "  --restart-cost TIME          stream model: pause per rollback (default %gs)\n"
+  "  --sample TIME         timeline period (default 1%% of the bound)\n"
   "  --time-limit TIME     stop the simulation there (default 50 x bound + 1 h)\n"
   "  --stall-timeout TIME  fail a run that delivers no row and finishes no task for this\n"
   "                        much simulated time, naming the operator that holds it up\n"
@@ -55,9 +61,34 @@ static const char *HELP =
   "  --replay-events FILE  simulate nothing: feed FILE's events (of sim or run) to the core\n"
   "                        alone and say whether it decides as the recorded run did\n"
   "  --no-tasks            no tasks.csv rows (huge runs)\n"
-  "  --quiet               print nothing but errors\n"
+  "  --quiet               print nothing but errors and warnings\n"
+  "\n"
+  "Times need a unit (15s, 500ms, 2min). 'sluice spec' describes the spec files.\n"
+  "\n"
+  "PLATFORM: a SimGrid platform XML (version 4.1) whose hosts say what they are\n"
+  "with a property, <prop id=\"kind\" value=\"...\"/>:\n"
+  "  kind=cpu      a node: its cores are its CPU slots and its speed in Gf its\n"
+  "                cpu_speed; optional props group (default \"xml\"), memory (default\n"
+  "                16GB), store (default 30%% of memory), price_per_hour\n"
+  "  kind=gpu      the GPUs of the node whose cpu host the prop \"node\" names: cores\n"
+  "                are GPU slots, speed in Gf the gpu_speed\n"
+  "  kind=storage  remote storage: its route to the first node gives the storage\n"
+  "                bandwidth and latency\n"
+  "  kind=driver   the scheduler's host (may be left out when there is a storage\n"
+  "                host); neither it nor storage may fail\n"
+  "A <disk> of a node's cpu host takes its spilled partitions. Nodes are numbered\n"
+  "by group, in order of first appearance, then by host name; nodes of a group\n"
+  "must agree on cores, speeds, memory and store.\n"
   "\n"
   "Exit: 0 the job completed, 1 it did not (OOM, stalled, time limit), 2 bad usage or input.\n";
+
+static void print_help(void)
+{
+  sl_core_opts d;
+  sl_core_opts_default(&d);
+  printf("usage: %s\n\n", USAGE);
+  printf(HELP, d.reservation_ratio, DEFAULT_REPAIR_S, d.checkpoint_interval_s, d.checkpoint_cost_s, d.restart_cost_s);
+}
 
 enum {
   O_CLUSTER = 256, O_PLATFORM, O_MODEL, O_MEMORY, O_ON_FULL, O_RATIO, O_FAIL, O_MTBF, O_REPAIR, O_SEED, O_COSTS,
@@ -73,22 +104,18 @@ typedef struct {
 
 static int bad(const char *fmt, const char *value)
 {
-  return sl_cli_usage_error("sim", USAGE, fmt, value);
+  return sl_cli_usage_error("sim", fmt, value);
 }
 
 static int parse_time_opt(const char *name, const char *v, double *out)
 {
-  if (sl_parse_time(v, out) < 0 || *out < 0)
-    return sl_cli_usage_error("sim", USAGE, "%s: '%s' is not a time (e.g. 15s, 500ms, 15min)", name, v);
-  return 0;
+  return sl_cli_parse_time("sim", name, v, false, out);
 }
 
 /* A period or a limit of zero means nothing: say so rather than ignore it. */
 static int parse_positive_time(const char *name, const char *v, double *out)
 {
-  if (sl_parse_time(v, out) < 0 || !(*out > 0))
-    return sl_cli_usage_error("sim", USAGE, "%s: '%s' is not a time above zero (e.g. 15s, 500ms, 15min)", name, v);
-  return 0;
+  return sl_cli_parse_time("sim", name, v, true, out);
 }
 
 static int parse_option(int ch, args *a)
@@ -125,8 +152,8 @@ static int parse_option(int ch, args *a)
     a->ratio = v;
     return 0;
   case O_SEED:
-    if (sl_parse_int(optarg, &n) < 0 || n < 0)
-      return bad("--seed: '%s' is not a whole number", optarg);
+    if (sl_cli_parse_count("sim", "--seed", optarg, 0, INT64_MAX, &n))
+      return SL_EXIT_USAGE;
     a->seed = (uint64_t)n;
     a->have_seed = true;
     return 0;
@@ -138,7 +165,7 @@ static int parse_option(int ch, args *a)
   case O_REPAIR:
     a->have_repair = true;
     return parse_time_opt("--repair", optarg, &a->repair);
-  case O_CK_INTERVAL: return parse_time_opt("--checkpoint-interval", optarg, &a->ck_interval);
+  case O_CK_INTERVAL: return parse_positive_time("--checkpoint-interval", optarg, &a->ck_interval);
   case O_CK_COST: return parse_time_opt("--checkpoint-cost", optarg, &a->ck_cost);
   case O_RESTART: return parse_time_opt("--restart-cost", optarg, &a->restart);
   case O_SAMPLE: return parse_positive_time("--sample", optarg, &a->sample);
@@ -166,16 +193,16 @@ static int parse_args(int argc, char **argv, args *a)
     {"help", no_argument, NULL, O_HELP}, {0}};
   memset(a, 0, sizeof *a);
   a->model = "streaming";
-  a->repair = 300;
+  a->repair = DEFAULT_REPAIR_S;
   a->ck_interval = -1;
   a->ck_cost = a->restart = -1;
   int ch;
-  sl_cli_set_command("sim", USAGE);
+  sl_cli_set_command("sim");
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     if (ch == 'h' || ch == O_HELP) {
-      printf("usage: %s\n\n%s", USAGE, HELP);
+      print_help();
       return -1;
     }
     if (ch == '?' || ch == ':')
@@ -228,8 +255,6 @@ static int core_options(const args *a, sl_core_opts *o)
   o->reservation_ratio = a->ratio;
   if (a->ck_interval > 0)
     o->checkpoint_interval_s = a->ck_interval;
-  else if (a->ck_interval == 0)
-    return bad("--checkpoint-interval: '%s' must be more than 0", "0");
   if (a->ck_cost >= 0)
     o->checkpoint_cost_s = a->ck_cost;
   if (a->restart >= 0)
@@ -258,10 +283,11 @@ static void print_summary(const sl_sim_result *r, const sl_cluster *c, const cha
   printf("  tasks         %lld launched, %lld retried; lost partitions %lld; checkpoints %lld, rollbacks %lld\n",
          (long long)m->tasks, (long long)m->retried_tasks, (long long)m->lost_partitions, (long long)m->checkpoints,
          (long long)m->rollbacks);
-  if (r->faults_applied > 0)
-    printf("  faults        %lld applied: %lld nodes lost, %lld joined, %lld tasks killed\n",
-           (long long)r->faults_applied, (long long)r->nodes_lost, (long long)r->nodes_joined,
-           (long long)r->tasks_killed);
+  if (r->faults_applied > 0 || m->faults_not_applied[0])
+    printf("  faults        %lld applied: %lld %s lost, %lld joined, %lld %s killed\n", (long long)r->faults_applied,
+           (long long)r->nodes_lost, sl_cli_plural(r->nodes_lost, "node", "nodes"), (long long)r->nodes_joined,
+           (long long)r->tasks_killed, sl_cli_plural(r->tasks_killed, "task", "tasks"));
+  sl_cli_print_list(stdout, "  not applied   ", m->faults_not_applied);
   printf("  simulated in  %.3g s wall, %s peak memory\n", r->wall_s, sl_format_size(r->peak_rss_bytes, a, sizeof a));
   if (out)
     printf("  outputs in    %s/\n", out);
@@ -296,9 +322,9 @@ static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const 
   sl_fault_schedule faults;
   char err[512], out[512];
   if (a->fail && sl_faults_parse(a->fail, p, c, &faults, err, sizeof err) < 0)
-    return sl_cli_usage_error("sim", USAGE, "--fail: %s", err);
+    return sl_cli_usage_error("sim", "--fail: %s", err);
   if (a->fail && faults.n == 0)
-    return sl_cli_usage_error("sim", USAGE, "--fail: empty schedule (e.g. kill:transform@15s,lose:1@900s)");
+    return sl_cli_usage_error("sim", "--fail: empty schedule (e.g. kill:transform@15s,lose:1@900s)");
   snprintf(out, sizeof out, "runs/sim-%s-%s", w->name, a->model);
   o.plan = p;
   o.cluster = c;
@@ -315,7 +341,7 @@ static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const 
   o.out_dir = a->out ? a->out : out;
   o.record_events = a->record;
   if (a->replay && a->record)
-    return sl_cli_usage_error("sim", USAGE, "--record-events and --replay-events exclude each other");
+    return sl_cli_usage_error("sim", "--record-events and --replay-events exclude each other");
   if (a->replay) {
     sl_core_opts core = sl_sim_core_opts(&o);
     return sl_cli_replay("sim", p, c, &core, a->replay);
@@ -330,6 +356,8 @@ static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const 
   }
   if (!a->quiet)
     print_summary(&r, c, o.out_dir);
+  else if (r.summary.faults_not_applied[0])
+    fprintf(stderr, "sluice sim: warning: faults not applied: %s\n", r.summary.faults_not_applied);
   if (!r.summary.complete)
     fprintf(stderr, "sluice sim: the job did not complete: %s\n", r.summary.note);
   return r.summary.complete ? SL_EXIT_OK : SL_EXIT_FAILED;

@@ -47,7 +47,7 @@ enum { O_OUT = 256, O_SEED, O_COUNT, O_SMALL, O_QUIET, O_HELP };
 
 static int bad(const char *fmt, const char *value)
 {
-  return sl_cli_usage_error("zoo", USAGE, fmt, value);
+  return sl_cli_usage_error("zoo", fmt, value);
 }
 
 static void print_case(const sl_zoo_case *k)
@@ -107,7 +107,7 @@ int sl_cmd_zoo(int argc, char **argv)
   bool quiet = false;
   int64_t n;
   int ch;
-  sl_cli_set_command("zoo", USAGE);
+  sl_cli_set_command("zoo");
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {

@@ -7,37 +7,63 @@
 
 #include "models/error.h"
 #include "workloads/spec.h"
+#include "workloads/units.h"
 
 #ifndef SL_DATA_DIR
 #define SL_DATA_DIR "."
 #endif
 
-int sl_cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+int sl_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
   va_list ap;
   fprintf(stderr, "sluice %s: ", cmd);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "\nusage: %s\n", usage);
+  /* one line, so the error stays the first thing a user reads */
+  fprintf(stderr, "\nTry 'sluice %s --help' for the options.\n", cmd);
   return SL_EXIT_USAGE;
 }
 
-static const char *current_cmd, *current_usage;
+static const char *current_cmd;
 
-void sl_cli_set_command(const char *cmd, const char *usage)
+void sl_cli_set_command(const char *cmd)
 {
   current_cmd = cmd;
-  current_usage = usage;
 }
 
 /* An argument that names nothing: a usage error of the running command. */
 static int no_such_spec(const char *what, const char *arg, const char *hint)
 {
   if (current_cmd)
-    return sl_cli_usage_error(current_cmd, current_usage, "no %s '%s' (%s)", what, arg, hint);
+    return sl_cli_usage_error(current_cmd, "no %s '%s' (%s)", what, arg, hint);
   fprintf(stderr, "sluice: no %s '%s' (%s)\n", what, arg, hint);
   return SL_EXIT_USAGE;
+}
+
+int sl_cli_parse_time(const char *cmd, const char *opt, const char *value, bool positive, double *out)
+{
+  char why[SL_EXPLAIN_MAX];
+  double v;
+  if (sl_parse_time(value, &v) < 0)
+    return sl_cli_usage_error(cmd, "%s: '%s': %s", opt, value, sl_value_explain(SL_VALUE_TIME, value, why, sizeof why));
+  if (v < 0 || (positive && v == 0))
+    return sl_cli_usage_error(cmd, "%s: '%s' must be %s", opt, value, positive ? "more than 0" : "0 or more");
+  *out = v;
+  return 0;
+}
+
+int sl_cli_parse_count(const char *cmd, const char *opt, const char *value, int64_t lo, int64_t hi, int64_t *out)
+{
+  char why[SL_EXPLAIN_MAX];
+  int64_t v;
+  if (sl_parse_int(value, &v) < 0 && !sl_value_out_of_range(SL_VALUE_INT, value))
+    return sl_cli_usage_error(cmd, "%s: '%s': %s", opt, value, sl_value_explain(SL_VALUE_INT, value, why, sizeof why));
+  if (sl_value_out_of_range(SL_VALUE_INT, value) || v < lo || v > hi)
+    return sl_cli_usage_error(cmd, "%s: '%s' is out of range (from %lld to %lld)", opt, value, (long long)lo,
+                              (long long)hi);
+  *out = v;
+  return 0;
 }
 
 bool sl_cli_is_help(const char *s)
@@ -70,10 +96,13 @@ int sl_cli_load_workload(const char *arg, sl_workload *w)
   char path[512], err[512];
   if (!sl_cli_find_spec(arg, false, path, sizeof path))
     return no_such_spec("workload", arg, "neither a file nor a built-in under workloads/");
-  if (sl_workload_load(path, w, err, sizeof err) < 0) {
+  sl_spec_warnings warn;
+  if (sl_workload_load_warn(path, w, &warn, err, sizeof err) < 0) {
     fprintf(stderr, "%s\n", err);
     return SL_EXIT_USAGE;
   }
+  for (int i = 0; i < warn.n; i++)
+    fprintf(stderr, "%s\n", warn.text[i]);
   return 0;
 }
 
@@ -142,4 +171,22 @@ int sl_cli_replay(const char *cmd, const sl_plan *plan, const sl_cluster *cluste
          (long long)n, path, (unsigned long long)replayed, (unsigned long long)recorded,
          same ? "the same" : "DIFFERENT");
   return same ? SL_EXIT_OK : SL_EXIT_FAILED;
+}
+
+void sl_cli_print_list(FILE *f, const char *label, const char *items)
+{
+  int pad = (int)strlen(label);
+  bool first = true;
+  for (const char *p = items; p && *p;) {
+    size_t len = strcspn(p, ";");
+    fprintf(f, "%-*s%.*s\n", pad, first ? label : "", (int)len, p);
+    first = false;
+    p += len;
+    p += strspn(p, "; ");
+  }
+}
+
+const char *sl_cli_plural(int64_t n, const char *one, const char *many)
+{
+  return n == 1 ? one : many;
 }

@@ -15,7 +15,16 @@ static const sl_cli_cmd commands[] = {
   {"capacity", sl_cmd_capacity, "the cheapest cluster shapes that meet a target"},
   {"bench", sl_cmd_bench, "regression suite: simulations and micro-benchmarks against a baseline"},
   {"zoo", sl_cmd_zoo, "write a seeded zoo of workload and cluster specs"},
+  {"spec", sl_cmd_spec, "the reference of spec files: every key, its type, unit and default"},
 };
+
+static const sl_cli_cmd *find_command(const char *name)
+{
+  for (unsigned i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(name, commands[i].name) == 0)
+      return &commands[i];
+  return NULL;
+}
 
 static void usage(FILE *f)
 {
@@ -25,7 +34,24 @@ static void usage(FILE *f)
              "commands:\n");
   for (unsigned i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-  fprintf(f, "\n'sluice COMMAND --help' describes a command.\n");
+  fprintf(f, "\n'sluice COMMAND --help' (or 'sluice help COMMAND') describes a command;\n"
+             "'sluice spec' lists every key of the spec files.\n");
+}
+
+/* `sluice help [COMMAND]`: the overview, or COMMAND --help. */
+static int help(int argc, char **argv)
+{
+  if (argc < 3) {
+    usage(stdout);
+    return SL_EXIT_OK;
+  }
+  const sl_cli_cmd *cmd = find_command(argv[2]);
+  if (!cmd) {
+    fprintf(stderr, "sluice help: no command '%s'\nTry 'sluice --help' for the commands.\n", argv[2]);
+    return SL_EXIT_USAGE;
+  }
+  char *args[] = {argv[2], "--help", NULL};
+  return cmd->run(2, args);
 }
 
 int main(int argc, char **argv)
@@ -34,14 +60,15 @@ int main(int argc, char **argv)
     usage(stderr);
     return SL_EXIT_USAGE;
   }
-  if (sl_cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+  if (sl_cli_is_help(argv[1])) {
     usage(stdout);
     return SL_EXIT_OK;
   }
-  for (unsigned i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (strcmp(argv[1], commands[i].name) == 0)
-      return commands[i].run(argc - 1, argv + 1);
-  fprintf(stderr, "sluice: unknown command '%s'\n", argv[1]);
-  usage(stderr);
+  if (strcmp(argv[1], "help") == 0)
+    return help(argc, argv);
+  const sl_cli_cmd *cmd = find_command(argv[1]);
+  if (cmd)
+    return cmd->run(argc - 1, argv + 1);
+  fprintf(stderr, "sluice: unknown command '%s'\nTry 'sluice --help' for the commands.\n", argv[1]);
   return SL_EXIT_USAGE;
 }

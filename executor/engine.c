@@ -141,6 +141,7 @@ struct engine {
   int fail_code;
   char fail_msg[512];
   int64_t errored_rows;     /* rows kernels rejected, skipped under --max-errored-rows */
+  sl_fault_log fault_log;   /* what became of each scheduled fault */
   rejected_set rejected;    /* which ones: each counts once */
   double sink_rows_lost;    /* the sink rows they would have become */
   bool sink_rows_lost_exact;
@@ -868,15 +869,19 @@ static void *worker_main(void *arg)
 
 /* ---------------------------------------------------------------- faults */
 
-static void inject(engine *e, const sl_fault *f, double now)
+static void inject(engine *e, int i, double now)
 {
+  const sl_fault *f = &e->opts->faults.ev[i];
+  sl_fault_log_check(&e->fault_log, &e->opts->faults, i, e->core);
   switch (f->kind) {
   case SL_FAULT_KILL: {
     /* the core picks the victim; its worker dies with it and a fresh
      * worker takes over the slot */
     sl_task_id victim;
-    if (sl_core_kill(e->core, now, f->op, &victim) < 0 || victim == SL_NONE)
-      break; /* nothing runs: the next attempt to start is doomed */
+    if (sl_core_kill(e->core, now, f->op, &victim) < 0 || victim == SL_NONE) {
+      sl_fault_log_defer(&e->fault_log, i); /* nothing runs: the next attempt to start is doomed */
+      break;
+    }
     for (int n = 0; n < e->cluster->nnodes; n++)
       for (int s = 0; s < e->nslots[n]; s++) {
         worker *w = &e->workers[n][s];
@@ -1039,6 +1044,9 @@ static void fill_summary(engine *e, sl_summary *s, double jct)
   s->peak_rss_bytes = (double)ru.ru_maxrss * 1024.0;
   s->sink_checksum = sl_sink_checksum(e->sink);
   s->errored_rows = e->errored_rows;
+  sl_fault_log_finish(&e->fault_log, &e->opts->faults, e->core);
+  s->faults_applied = sl_fault_log_applied(&e->fault_log);
+  sl_fault_log_describe(&e->fault_log, &e->opts->faults, s->faults_not_applied, sizeof s->faults_not_applied);
   if (e->fail_code == SL_EOOM)
     s->oom = true;
   if (!s->complete)
@@ -1081,7 +1089,7 @@ static void supervise(engine *e)
       break;
     }
     while (next_fault < o->faults.n && o->faults.ev[next_fault].at_s <= now)
-      inject(e, &o->faults.ev[next_fault++], now);
+      inject(e, next_fault++, now);
     if (sl_core_wakeup(e->core) <= now) {
       sl_core_tick(e->core, now);
       drain(e, NULL);
@@ -1107,6 +1115,7 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
                 sl_summary *summary, char *err, size_t errlen)
 {
   engine e = {.plan = plan, .cluster = cluster, .opts = opts};
+  sl_fault_log_init(&e.fault_log, &opts->faults);
   char spill[600], cerr[512];
   int rc = 0;
   /* Partitions are allocated by one worker and freed by another at a high

@@ -1622,3 +1622,13 @@ int sl_core_stuck_op(const sl_core *c)
   }
   return -1;
 }
+
+bool sl_core_node_alive(const sl_core *c, int node)
+{
+  return node >= 0 && node < c->nnodes && c->nodes[node].alive;
+}
+
+int sl_core_pending_kills(const sl_core *c, int op)
+{
+  return op >= -1 && op < c->nops ? c->pending_kills[op + 1] : 0;
+}

@@ -278,6 +278,13 @@ typedef struct {
 
 void sl_core_get_op_stats(const sl_core *c, int op, sl_core_op_stats *out);
 
+/** @brief Whether @p node is in service: never lost, or joined since. */
+bool sl_core_node_alive(const sl_core *c, int node);
+
+/** @brief Kills of @p op (-1: of any operator) that found nothing running
+ *  and wait for the next attempt to launch (sl_core_kill()). */
+int sl_core_pending_kills(const sl_core *c, int op);
+
 /** @brief Bytes in the store of @p node now. */
 double sl_core_node_store(const sl_core *c, int node);
 

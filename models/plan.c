@@ -311,8 +311,10 @@ static void print_header(const sl_plan *p, const sl_cluster *c, FILE *f)
   const char *name = p->workload ? p->workload->name : "?";
 
   format_bytes(p->target_partition_bytes, part, sizeof(part));
-  fprintf(f, "workload %s: %d physical operator%s, target partition %s, %lld source rows, %.6g sink rows\n",
-          name, p->nops, p->nops == 1 ? "" : "s", part, (long long)p->source_rows, p->sink_rows);
+  /* rows are counted, not measured: 1000000, not 1e+06; a filter's 1-in-K may leave a fraction */
+  fprintf(f, "workload %s: %d physical operator%s, target partition %s, %lld source rows, %.*f sink rows\n",
+          name, p->nops, p->nops == 1 ? "" : "s", part, (long long)p->source_rows,
+          p->sink_rows == floor(p->sink_rows) ? 0 : 2, p->sink_rows);
   if (c)
     fprintf(f, "cluster %s: %d node%s, %g CPU slots, %g GPU slots\n", c->name, c->nnodes,
             c->nnodes == 1 ? "" : "s", sl_cluster_total(c, false), sl_cluster_total(c, true));

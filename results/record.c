@@ -232,7 +232,8 @@ static const char *summary_cols[] = {
   "workload", "cluster", "model", "engine", "jct_s", "throughput_rows_s", "bound_s", "pct_of_bound",
   "peak_store_bytes", "store_budget_bytes", "peak_rss_bytes", "spilled_bytes", "tasks",
   "retried_tasks", "lost_partitions", "oom", "complete", "accelerator", "sink_checksum", "rows",
-  "expected_rows", "first_output_s", "checkpoints", "rollbacks", "errored_rows", "note", NULL};
+  "expected_rows", "first_output_s", "checkpoints", "rollbacks", "errored_rows", "note", "faults_applied",
+  "faults_not_applied", NULL};
 
 int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t errlen)
 {
@@ -274,6 +275,8 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   field_i64(&o, s->rollbacks);
   field_i64(&o, s->errored_rows);
   field_str(&o, s->note);
+  field_i64(&o, s->faults_applied);
+  field_str(&o, s->faults_not_applied);
   end_row(&o);
   return commit(f, tmp, dir, "summary.csv", err, errlen);
 }

@@ -46,6 +46,9 @@ typedef struct {
   int64_t errored_rows; /**< rows kernels rejected as corrupt and skipped */
   char note[320];  /**< why a run is incomplete; for a complete one, the
                         rows it skipped (--max-errored-rows), or empty */
+  int64_t faults_applied;       /**< faults (scheduled or random) that changed the run */
+  char faults_not_applied[320]; /**< the scheduled ones that did not, and why
+                                     (sl_fault_log_describe()); "" when none */
 } sl_summary;
 
 typedef struct sl_recorder_s sl_recorder;

@@ -1,8 +1,9 @@
 /*
  * Cost files (read and written) and calibration from a run's tasks.csv.
  *
- * The cost file is read line by line here rather than with inih: its
- * messages need the line of every key, and the format is a dozen keys.
+ * A cost file is read with the typed INI reader of the specs
+ * (workloads/typed_ini.h): the same syntax, units and FILE:LINE messages,
+ * and its keys documented by `sluice spec` from the table below.
  */
 #include "costs.h"
 
@@ -17,9 +18,8 @@
 #include <string.h>
 
 #include "models/error.h"
+#include "workloads/typed_ini.h"
 #include "workloads/units.h"
-
-#define LINE_MAX_LEN 1024
 
 static int fail_at(char *err, size_t errlen, const char *path, int line, const char *fmt, ...)
   __attribute__((format(printf, 5, 6)));
@@ -38,103 +38,63 @@ static int fail_at(char *err, size_t errlen, const char *path, int line, const c
 
 /* ------------------------------------------------------------- reading */
 
-static char *trim(char *s)
-{
-  while (isspace((unsigned char)*s))
-    s++;
-  char *e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1]))
-    *--e = 0;
-  return s;
-}
+#define COST(field) offsetof(sl_sim_op_cost, field)
 
-/* Cuts a trailing comment: ';' or '#' after whitespace. */
-static void cut_comment(char *s)
-{
-  for (char *p = s; *p; p++)
-    if ((*p == ';' || *p == '#') && (p == s || isspace((unsigned char)p[-1]))) {
-      *p = 0;
-      return;
-    }
-}
-
-static bool is_text(const char *s)
-{
-  for (; *s; s++)
-    if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r')
-      return false;
-  return true;
-}
-
-typedef enum { K_TIME, K_NUMBER, K_SIZE, K_INT } key_type;
-
-static const struct {
-  const char *name;
-  key_type type;
-  unsigned flag;
-  size_t off;
-} keys[] = {
-  {"time_per_task", K_TIME, SL_COST_TIME_PER_TASK, offsetof(sl_sim_op_cost, time_per_task)},
-  {"time_per_row", K_TIME, SL_COST_TIME_PER_ROW, offsetof(sl_sim_op_cost, time_per_row)},
-  {"time_per_batch", K_TIME, SL_COST_TIME_PER_BATCH, offsetof(sl_sim_op_cost, time_per_batch)},
-  {"time_spread", K_NUMBER, SL_COST_TIME_SPREAD, offsetof(sl_sim_op_cost, time_spread)},
-  {"rows_out_per_row", K_NUMBER, SL_COST_ROWS_OUT, offsetof(sl_sim_op_cost, rows_out_per_row)},
-  {"out_row_bytes", K_SIZE, SL_COST_OUT_ROW_BYTES, offsetof(sl_sim_op_cost, out_row_bytes)},
-  {"rows_out_spread", K_NUMBER, 0, offsetof(sl_sim_op_cost, rows_out_spread)},
-  {"out_row_bytes_spread", K_NUMBER, 0, offsetof(sl_sim_op_cost, out_row_bytes_spread)},
-  {"tasks_observed", K_INT, 0, offsetof(sl_sim_op_cost, tasks_observed)},
+/* Every key is optional: a section replaces only what it gives (.tag). */
+static const sl_ini_key cost_keys[] = {
+  {.name = "time_per_task", .type = SL_INI_TIME, .unit = "s per task", .range = SL_INI_NONNEG,
+   .offset = COST(time_per_task), .tag = SL_COST_TIME_PER_TASK, .dflt_doc = "the spec's",
+   .doc = "fixed cost of a task at speed 1"},
+  {.name = "time_per_row", .type = SL_INI_TIME, .unit = "s per row", .range = SL_INI_NONNEG,
+   .offset = COST(time_per_row), .tag = SL_COST_TIME_PER_ROW, .dflt_doc = "the spec's",
+   .doc = "cost of each input row at speed 1"},
+  {.name = "time_per_batch", .type = SL_INI_TIME, .unit = "s per batch", .range = SL_INI_NONNEG,
+   .offset = COST(time_per_batch), .tag = SL_COST_TIME_PER_BATCH,
+   .dflt_doc = "0s if the section gives time_per_task or time_per_row, else the spec's",
+   .doc = "cost of each batch at speed 1"},
+  {.name = "time_spread", .type = SL_INI_REAL, .range = SL_INI_NONNEG, .offset = COST(time_spread),
+   .tag = SL_COST_TIME_SPREAD, .dflt_doc = "the spec's", .doc = "coefficient of variation of a task's time"},
+  {.name = "rows_out_per_row", .type = SL_INI_REAL, .unit = "rows", .range = SL_INI_NONNEG,
+   .offset = COST(rows_out_per_row), .tag = SL_COST_ROWS_OUT, .dflt_doc = "the spec's",
+   .doc = "output rows per input row (a source keeps its own)"},
+  {.name = "out_row_bytes", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_NONNEG,
+   .offset = COST(out_row_bytes), .tag = SL_COST_OUT_ROW_BYTES, .dflt_doc = "the spec's",
+   .doc = "size of one output row"},
+  {.name = "tasks_observed", .type = SL_INI_INT64, .unit = "tasks", .range = SL_INI_NONNEG,
+   .offset = COST(tasks_observed), .dflt_doc = "none", .doc = "attempts the fit saw; informational"},
+  {.name = "rows_out_spread", .type = SL_INI_REAL, .range = SL_INI_NONNEG, .offset = COST(rows_out_spread),
+   .dflt_doc = "none", .doc = "coefficient of variation of rows out per row in; informational"},
+  {.name = "out_row_bytes_spread", .type = SL_INI_REAL, .range = SL_INI_NONNEG,
+   .offset = COST(out_row_bytes_spread), .dflt_doc = "none",
+   .doc = "coefficient of variation of the output row size; informational"},
+  {.name = NULL},
 };
 
-static int set_key(sl_sim_op_cost *oc, const char *key, const char *value, const char *path, int line, char *err,
-                   size_t errlen)
+static const sl_ini_schema cost_schema = {
+  .title = "Cost file: one section per physical operator, [NAME]",
+  .intro = "What `sluice calibrate` writes and `sluice sim --costs` reads: costs that replace the plan's. "
+           "A section is named like a physical operator of `sluice plan` (`read->decode` for a fused "
+           "one), and replaces only the costs it gives.",
+  .keys = cost_keys,
+};
+
+const sl_ini_schema *sl_sim_costs_schema(void)
 {
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-    if (strcmp(keys[i].name, key) != 0)
-      continue;
-    double v = 0;
-    int64_t iv = 0;
-    int rc = keys[i].type == K_TIME   ? sl_parse_time(value, &v)
-             : keys[i].type == K_SIZE ? sl_parse_size(value, &v)
-             : keys[i].type == K_INT  ? sl_parse_int(value, &iv)
-                                      : sl_parse_number(value, &v);
-    if (rc < 0)
-      return fail_at(err, errlen, path, line, "%s: '%s' is not a %s", key, value,
-                     keys[i].type == K_TIME ? "time (e.g. 50ms)" : keys[i].type == K_SIZE ? "size (e.g. 1MB)"
-                     : keys[i].type == K_INT ? "whole number" : "number");
-    if (keys[i].type == K_INT) {
-      if (iv < 0)
-        return fail_at(err, errlen, path, line, "%s must be >= 0", key);
-      *(int64_t *)((char *)oc + keys[i].off) = iv;
-    } else {
-      if (!(v >= 0))
-        return fail_at(err, errlen, path, line, "%s must be >= 0", key);
-      *(double *)((char *)oc + keys[i].off) = v;
-    }
-    oc->set |= keys[i].flag;
-    return 0;
-  }
-  return fail_at(err, errlen, path, line,
-                 "unknown key '%s' (expected time_per_task, time_per_row, time_per_batch, time_spread, "
-                 "rows_out_per_row, out_row_bytes, tasks_observed, rows_out_spread or out_row_bytes_spread)",
-                 key);
+  return &cost_schema;
 }
 
-static int section(sl_sim_costs *c, char *name, const char *path, int line, char *err, size_t errlen)
+static int cost_section(sl_ini *ini, const char *name, int line)
 {
-  char *end = strchr(name, ']');
-  if (!end || *trim(end + 1))
-    return fail_at(err, errlen, path, line, "expected '[operator]'");
-  *end = 0;
-  name = trim(name + 1);
+  sl_sim_costs *c = sl_ini_user(ini);
   if (!*name)
-    return fail_at(err, errlen, path, line, "a section needs an operator name");
+    return sl_ini_fail(ini, line, "a section needs an operator name");
   if (strlen(name) >= sizeof c->ops[0].op)
-    return fail_at(err, errlen, path, line, "operator name '%.40s...' is too long", name);
+    return sl_ini_fail(ini, line, "operator name '%.40s...' is too long", name);
   for (int i = 0; i < c->n; i++)
     if (strcmp(c->ops[i].op, name) == 0)
-      return fail_at(err, errlen, path, line, "duplicate section [%s] (first at line %d)", name, c->ops[i].line);
+      return sl_ini_fail(ini, line, "duplicate section [%s] (first at line %d)", name, c->ops[i].line);
   if (c->n == SL_MAX_OPS)
-    return fail_at(err, errlen, path, line, "more than %d operators", SL_MAX_OPS);
+    return sl_ini_fail(ini, line, "more than %d operators", SL_MAX_OPS);
   sl_sim_op_cost *oc = &c->ops[c->n++];
   memset(oc, 0, sizeof *oc);
   snprintf(oc->op, sizeof oc->op, "%s", name);
@@ -142,72 +102,35 @@ static int section(sl_sim_costs *c, char *name, const char *path, int line, char
   return 0;
 }
 
-static int parse_line(sl_sim_costs *c, char *buf, const char *path, int line, char *err, size_t errlen)
+static int cost_key(sl_ini *ini, const char *key, const char *value, int line)
 {
-  char *s = trim(buf);
-  if (!*s || *s == '#' || *s == ';')
-    return 0;
-  if (*s == '[') {
-    cut_comment(s);
-    return section(c, s, path, line, err, errlen);
-  }
-  char *eq = strchr(s, '=');
-  if (!eq)
-    return fail_at(err, errlen, path, line, "expected 'key = value', '[operator]' or a comment");
-  *eq = 0;
-  char *key = trim(s), *value = eq + 1;
-  cut_comment(value);
-  value = trim(value);
-  if (c->n == 0)
-    return fail_at(err, errlen, path, line, "key '%s' before any [operator] section", key);
-  if (!*value)
-    return fail_at(err, errlen, path, line, "%s has no value", key);
-  return set_key(&c->ops[c->n - 1], key, value, path, line, err, errlen);
+  sl_sim_costs *c = sl_ini_user(ini);
+  sl_sim_op_cost *oc = &c->ops[c->n - 1];
+  char names[320];
+  const sl_ini_key *k = sl_ini_find_key(cost_keys, key);
+  if (!k)
+    return sl_ini_fail(ini, line, "unknown key '%s' (expected %s)", key,
+                       sl_ini_key_names(cost_keys, -1, names, sizeof names));
+  if (sl_ini_set(ini, k, oc, value, line) != 0)
+    return sl_ini_error(ini);
+  oc->set |= k->tag;
+  return 0;
 }
 
-/*
- * Reads one line into @p buf (at most @p n - 1 bytes and NUL-terminated), as
- * fgets() does, but returns how many bytes it read, so that a NUL byte in
- * the line shows (fgets would silently cut the line there); -1 at the end.
- */
-static long read_line(FILE *f, char *buf, size_t n)
+static int cost_end(sl_ini *ini)
 {
-  size_t len = 0;
-  int c = 0;
-  while (len + 1 < n && c != '\n' && (c = getc(f)) != EOF)
-    buf[len++] = (char)c;
-  buf[len] = 0;
-  return len == 0 && c == EOF ? -1 : (long)len;
+  (void)ini;
+  return 0;
 }
 
 int sl_sim_costs_load(const char *path, sl_sim_costs *out, char *err, size_t errlen)
 {
+  static const sl_ini_ops ops = {cost_section, cost_key, cost_end};
   memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-    return SL_EIO;
-  }
   snprintf(out->path, sizeof out->path, "%s", path);
-  char buf[LINE_MAX_LEN];
-  int line = 0, rc = 0;
-  long len;
-  while (rc == 0 && (len = read_line(f, buf, sizeof buf)) >= 0) {
-    line++;
-    if (len == sizeof buf - 1 && buf[len - 1] != '\n' && !feof(f))
-      rc = fail_at(err, errlen, path, line, "line longer than %d characters", LINE_MAX_LEN - 2);
-    else if ((size_t)len != strlen(buf) || !is_text(buf))
-      rc = fail_at(err, errlen, path, line, "not a text file");
-    else
-      rc = parse_line(out, buf, path, line, err, errlen);
-  }
-  if (rc == 0 && ferror(f)) {
-    snprintf(err, errlen, "%s: read error", path);
-    rc = SL_EIO;
-  }
+  int rc = sl_ini_parse(path, &ops, out, err, errlen);
   if (rc == 0 && out->n == 0)
-    rc = fail_at(err, errlen, path, line > 0 ? line : 1, "no [operator] section: nothing to apply");
-  fclose(f);
+    rc = fail_at(err, errlen, path, 1, "no [operator] section: nothing to apply");
   if (rc < 0)
     memset(out, 0, sizeof *out);
   return rc;

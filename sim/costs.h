@@ -4,7 +4,7 @@
  *        that replace the plan's, written by `sluice calibrate` from a run's
  *        tasks.csv or by hand.
  *
- *     # comments start with '#' or ';', also after a value (" ; ...")
+ *     # comments start a line with '#' or ';', or follow a value after " ;"
  *     [transform]                 ; a physical operator, as `sluice plan` names it
  *     time_per_task = 0s          ; seconds per task at speed 1
  *     time_per_row = 50ms         ; seconds per input row at speed 1
@@ -18,8 +18,10 @@
  *
  * Every key is optional; the plan keeps what a section does not give. A
  * section that gives time_per_task or time_per_row without time_per_batch
- * sets time_per_batch to 0: the linear model replaces the spec's. Times,
- * sizes and numbers take the units of workloads/units.h.
+ * sets time_per_batch to 0: the linear model replaces the spec's. The file
+ * is read by the typed INI reader of the specs (workloads/typed_ini.h):
+ * the same syntax and units (a time needs one), and its keys are in the
+ * reference `sluice spec` prints (sl_sim_costs_schema()).
  */
 #ifndef SL_SIM_COSTS_H
 #define SL_SIM_COSTS_H
@@ -29,6 +31,7 @@
 #include <stdio.h>
 
 #include "models/plan.h"
+#include "workloads/typed_ini.h"
 
 enum {
   SL_COST_TIME_PER_TASK = 1 << 0,
@@ -59,6 +62,9 @@ typedef struct {
   int n;
   sl_sim_op_cost ops[SL_MAX_OPS];
 } sl_sim_costs;
+
+/** @brief The keys of a cost file, for the reference (static storage). */
+const sl_ini_schema *sl_sim_costs_schema(void);
 
 /**
  * @brief Reads the cost file at @p path.

@@ -137,6 +137,7 @@ struct sim_s {
   int fail_code;
   double end_time;
   int next_fault;
+  sl_fault_log fault_log; /* what became of each scheduled fault */
   double interval, next_sample, last_sample, time_limit;
   double stalled_for; /* a stall's time without progress, from the core's FAIL */
 };
@@ -792,12 +793,16 @@ static double next_fault_time(const sim *s)
   return t;
 }
 
-static void apply_scheduled(sim *s, const sl_fault *f, double now)
+static void apply_scheduled(sim *s, int i, double now)
 {
+  const sl_fault *f = &s->o->faults->ev[i];
   bool applied = false;
+  sl_fault_log_check(&s->fault_log, s->o->faults, i, s->core);
   switch (f->kind) {
   case SL_FAULT_KILL:
     applied = kill_task(s, f->op, now);
+    if (!applied)
+      sl_fault_log_defer(&s->fault_log, i);
     break;
   case SL_FAULT_LOSE:
     applied = s->nodes[f->node].alive;
@@ -830,7 +835,7 @@ static void apply_faults(sim *s, double now)
 {
   while (!s->done) {
     if (s->o->faults && s->next_fault < s->o->faults->n && s->o->faults->ev[s->next_fault].at_s <= now + EPS) {
-      apply_scheduled(s, &s->o->faults->ev[s->next_fault++], now);
+      apply_scheduled(s, s->next_fault++, now);
       continue;
     }
     int due = -1;
@@ -1062,6 +1067,10 @@ static void fill_summary(sim *s)
   bool complete = s->done && !s->failed && fabs(st.rows_delivered - p->sink_rows) < 0.5;
   sl_summary_fill(m, s->core, p, s->cluster, &s->o->core, "sim", s->end_time, st.rows_delivered, complete, 1);
   snprintf(m->accelerator, sizeof m->accelerator, "simulated");
+  sl_fault_log_finish(&s->fault_log, s->o->faults, s->core);
+  m->faults_applied = s->res->faults_applied;
+  if (s->o->faults)
+    sl_fault_log_describe(&s->fault_log, s->o->faults, m->faults_not_applied, sizeof m->faults_not_applied);
   m->peak_rss_bytes = 0; /* the simulator's memory is not the job's; 0 keeps outputs replayable */
   m->sink_checksum = sink_checksum(s);
   int stuck = s->failed && s->fail_code == SL_ESTALL ? sl_core_stuck_op(s->core) : -1;
@@ -1107,6 +1116,7 @@ static void free_sim(sim *s)
 static void simulate(const sl_sim_opts *o, sl_sim_result *r)
 {
   sim s = {.o = o, .plan = o->plan, .cluster = o->cluster, .res = r, .last_sample = -1};
+  sl_fault_log_init(&s.fault_log, o->faults);
   sl_sim_layout layout = {0};
   sl_bound b;
   bool have_bound = sl_bound_compute(o->plan, o->cluster, &b) == 0 && b.jct_s > 0;

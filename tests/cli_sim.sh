@@ -37,7 +37,7 @@ for bad in "explode:1@5s" "lose:1" "lose:7@5s" "kill:nosuchop@1s" "join:0@soon" 
   check "bad --fail '$bad' exits 2" exits 2 "$sluice" sim fig9-small --fail "$bad" --out "$tmp/never"
 done
 out=$("$sluice" sim fig9-small --fail "lose:3@1s" 2>&1)
-check "bad --fail says what and prints usage" bash -c "grep -q 'node index' <<<\"\$1\" && grep -q '^usage:' <<<\"\$1\"" _ "$out"
+check "bad --fail says what and points at --help" bash -c "grep -q 'node index' <<<\"\$1\" && grep -q \"^Try 'sluice sim --help'\" <<<\"\$1\"" _ "$out"
 check "a refused run writes nothing" test ! -e "$tmp/never"
 check "budget below one partition with --on-full oom exits 2" \
   exits 2 "$sluice" sim fig9-small --memory 500kB --on-full oom --out "$tmp/never"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The command line of every subcommand: --help prints the usage on stdout and
 # exits 0; a wrong, missing or contradictory argument exits 2 with one line
-# "sluice CMD: what is wrong" and then the usage on stderr, prints nothing on
+# "sluice CMD: what is wrong" and one line pointing at `sluice CMD --help` on
+# stderr (not the usage, which would bury the error), prints nothing on
 # stdout and writes nothing.
 set -u
 sluice=$1
@@ -22,14 +23,14 @@ help_ok() {
   [ $? -eq 0 ] && head -1 "$tmp/out" | grep -q "^usage: sluice $1" && [ ! -s "$tmp/err" ]
 }
 # usage_error CMD ARGS...: exit 2, nothing on stdout, the error on the first
-# line of stderr and the usage right after it.
+# line of stderr and the pointer at --help on the second and last.
 usage_error() {
   local cmd=$1
   shift
   "$sluice" "$cmd" "$@" >"$tmp/out" 2>"$tmp/err"
   local rc=$?
   [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && head -1 "$tmp/err" | grep -q "^sluice $cmd: ." &&
-    sed -n 2p "$tmp/err" | grep -q "^usage: sluice $cmd"
+    sed -n 2p "$tmp/err" | grep -qx "Try 'sluice $cmd --help' for the options." && [ "$(wc -l <"$tmp/err")" -eq 2 ]
 }
 refused() { # CMD ARGS...: a usage error, as a check line
   check "$* refused" usage_error "$@"
@@ -63,6 +64,10 @@ refused run "${run[@]}" --max-errored-rows 1.5
 refused run "${run[@]}" --model nosuch
 refused run "${run[@]}" --on-full maybe
 refused run "${run[@]}" --reservation-ratio 2
+refused run "${run[@]}" --fail lose:0@100                 # seconds or milliseconds?
+refused run "${run[@]}" --fail lose:0@2s,join:0@1s        # a join before its loss
+refused run "${run[@]}" --stall-timeout 5
+refused run "${run[@]}" --seed 99999999999999999999
 : >"$tmp/file"
 refused run fig9-small --cluster fig9 --out ''
 refused run fig9-small --cluster fig9 --out "$tmp/file/below"
@@ -83,6 +88,10 @@ refused sim "${sim[@]}" --checkpoint-interval 0
 refused sim "${sim[@]}" --fail lose:9@1s
 refused sim "${sim[@]}" --fail kill:nosuchop@1s
 refused sim "${sim[@]}" --model nosuch
+refused sim "${sim[@]}" --fail kill@15
+refused sim "${sim[@]}" --fail lose:0@100s,join:0@50s
+refused sim "${sim[@]}" --checkpoint-interval 3
+refused sim "${sim[@]}" --time-limit 10
 
 # --- plan, bound --------------------------------------------------------------
 for cmd in plan bound; do
@@ -101,6 +110,17 @@ refused experiment
 refused experiment nosuch
 refused experiment ../fig9
 refused experiment fig9 fig7b
+refused spec extra
+
+# --- help ---------------------------------------------------------------------
+check "sluice help CMD is CMD --help" bash -c "cmp -s <('$sluice' help sim) <('$sluice' sim --help)"
+check "sluice help spec is spec --help" bash -c "cmp -s <('$sluice' help spec) <('$sluice' spec --help)"
+check "sluice help with no command is sluice --help" bash -c "cmp -s <('$sluice' help) <('$sluice' --help)"
+check "sluice help nosuch exits 2" exits 2 "$sluice" help nosuch
+"$sluice" nosuch >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "an unknown command exits 2 and points at --help, in two lines" bash -c \
+  "[ $rc -eq 2 ] && [ ! -s '$tmp/out' ] && [ \$(wc -l <'$tmp/err') -eq 2 ] && grep -q \"^Try 'sluice --help'\" '$tmp/err'"
 
 check "refused commands wrote nothing" test ! -e "$never"
 check "an error with a spec file names FILE:LINE, not the usage" bash -c \

@@ -489,15 +489,41 @@ static void expect_cost_error(const char *text, const char *where, const char *w
 static void test_cost_file_errors(void **state)
 {
   (void)state;
-  expect_cost_error("time_per_row = 1s\n", "1", "before any");
-  expect_cost_error("[transform]\ntime_per_row = fast\n", "2", "not a time");
+  expect_cost_error("time_per_row = 1s\n", "1", "outside any section");
+  expect_cost_error("[transform]\ntime_per_row = fast\n", "2", "malformed value 'fast' for 'time_per_row'");
+  expect_cost_error("[transform]\ntime_per_row = 50\n", "2", "a time needs a unit");
+  expect_cost_error("[transform]\nout_row_bytes = 1MB\nout_row_bytes = 2MB\n", "3", "duplicate key");
   expect_cost_error("[transform]\nspeed = 2\n", "2", "unknown key");
   expect_cost_error("# c\n[transform]\ntime_per_row = -1s\n", "3", ">= 0");
   expect_cost_error("[transform]\n[transform]\n", "2", "duplicate");
-  expect_cost_error("[transform\n", "1", "expected '[operator]'");
+  expect_cost_error("[transform\n", "1", "expected 'key = value', '[section]'");
   expect_cost_error("[transform]\njunk\n", "2", "key = value");
   expect_cost_error("\n\n[nosuchop]\ntime_per_row = 1s\n", "3", "no operator 'nosuchop'");
   expect_cost_error("# only comments\n", "1", "no [operator]");
+}
+
+/* A calibrated file names its run folder in a comment, however long its path. */
+static void test_cost_file_long_source(void **state)
+{
+  (void)state;
+  char path[128], err[512], source[400];
+  sl_sim_costs c = {.n = 1}, back;
+  snprintf(c.ops[0].op, sizeof c.ops[0].op, "read->decode");
+  c.ops[0].time_per_row = 0.05;
+  c.ops[0].rows_varied = 1;
+  memset(source, 'd', sizeof source - 1);
+  source[sizeof source - 1] = 0;
+  snprintf(path, sizeof path, "%s/long-costs-%d.ini", SL_BINARY_DIR, (int)getpid());
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  assert_int_equal(sl_sim_costs_write(&c, source, "w", f), 0);
+  fclose(f);
+  int rc = sl_sim_costs_load(path, &back, err, sizeof err);
+  unlink(path);
+  if (rc != 0)
+    fail_msg("%s", err);
+  assert_string_equal(back.ops[0].op, "read->decode");
+  assert_true(back.ops[0].time_per_row == 0.05);
 }
 
 /* ---------------------------------------------------------------- platform */
@@ -696,6 +722,7 @@ int main(void)
     cmocka_unit_test(test_calibrate_after_backpressure),
     cmocka_unit_test(test_streaming_plus_paces_reads),
     cmocka_unit_test(test_cost_file_errors),
+    cmocka_unit_test(test_cost_file_long_source),
     cmocka_unit_test(test_platform_xml),
     cmocka_unit_test(test_refused_options),
   };

@@ -9,7 +9,9 @@
 
 #include <cmocka.h>
 
+#include <glob.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "models/cluster.h"
 #include "models/error.h"
 #include "models/workload.h"
+#include "workloads/kernel_registry.h"
 #include "workloads/spec.h"
 
 #define SPEC(name) SL_SOURCE_DIR "/workloads/" name
@@ -180,8 +183,13 @@ static void test_syntax(void **state)
   WL_ERR(SRC "[broken\nkind = map\n", 6, "expected 'key = value'");
   WL_ERR("kind = source\n" SRC, 1, "outside any section");
   char text[512];
-  int n = snprintf(text, sizeof text, SRC "; %0250d\n", 0);
+  int n = snprintf(text, sizeof text, SRC "time_spread = %0250d\n", 0);
   expect_workload_error(text, (size_t)n, 6, "line longer than");
+  /* a comment may run on: it says nothing to the parser */
+  sl_workload w;
+  char err[512] = "", path[64];
+  n = snprintf(text, sizeof text, SRC "; %0250d\n", 0);
+  assert_int_equal(load_workload_text(text, (size_t)n, &w, err, sizeof err, path), 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -224,7 +232,16 @@ static void test_malformed_values(void **state)
   WL_ERR(SRC "time_per_row = nan\n", 6, "malformed value");
   WL_ERR(SRC "[m]\nkind = map\nkernel = resize_normalize\nwidth = wide\n", 9,
          "malformed value 'wide' for kernel parameter 'width'");
-  WL_ERR(SRC "[m]\nkind = map_batches\nbatch_size = 99999999999\n", 8, "too large");
+  WL_ERR(SRC "[m]\nkind = map_batches\nbatch_size = 99999999999\n", 8,
+         "value '99999999999' for 'batch_size' is out of range (at most 2147483647)");
+  WL_ERR("[src]\nkind = source\ntasks = 99999999999999999999\n", 3,
+         "value '99999999999999999999' for 'tasks' is out of range (from");
+  /* a bare number is seconds or milliseconds: the spec must say */
+  WL_ERR(SRC "time_per_row = 8\n", 6,
+         "malformed value '8' for 'time_per_row': a time needs a unit: ns, us, ms, s, min or h (such as 8s)");
+  WL_ERR(SRC "time_per_task = 250\n", 6, "a time needs a unit");
+  WL_ERR(SRC "time_per_mb = 2 ; per MB\n", 6, "malformed value '2' for 'time_per_mb': a time needs a unit");
+  WL_ERR(SRC "time_per_row = 8 secs\n", 6, "unknown unit 'secs' (a time takes ns, us, ms, s, min or h)");
 }
 
 static void test_ranges(void **state)
@@ -410,7 +427,11 @@ static void test_cluster_errors(void **state)
   CL_ERR(GROUP "gpu = -1\n", 4, "'gpu' must be >= 0");
   CL_ERR(GROUP "cpu_speed = 0\n", 4, "'cpu_speed' must be > 0");
   CL_ERR(GROUP "price_per_hour = -0.1\n", 4, "'price_per_hour' must be >= 0");
-  CL_ERR(GROUP "nic = 10\n", 4, "malformed value '10' for 'nic': expected a bandwidth");
+  CL_ERR(GROUP "nic = 10\n", 4, "malformed value '10' for 'nic': a bandwidth needs a unit");
+  CL_ERR(GROUP "nic = 10gbps\n", 4, "bandwidth units are case-sensitive, b for bits and B for bytes "
+                                   "(did you mean Gbps or GBps?)");
+  CL_ERR("[cluster]\nlatency = 50\n" GROUP, 2, "malformed value '50' for 'latency': a time needs a unit");
+  CL_ERR(GROUP "count = 3000000000\n", 4, "value '3000000000' for 'count' is out of range (at most 2147483647)");
   CL_ERR("[cluster]\nbackbone = fast\n" GROUP, 2, "malformed value 'fast' for 'backbone'");
   CL_ERR("[cluster]\nlatency = -1ms\n" GROUP, 2, "'latency' must be >= 0");
   CL_ERR(GROUP "store = 20GB\n", 4, "store (20 GB) is larger than memory (16 GB)");
@@ -766,6 +787,155 @@ static void test_accelerators(void **state)
   sl_cluster_free(&c);
 }
 
+/* Size and time units match in any case; bandwidths do not (bits or bytes?). */
+static void test_units_any_case(void **state)
+{
+  (void)state;
+  sl_workload w;
+  WL_OK("[workload]\ntarget_partition = 64mib\n[src]\nkind = source\ntasks = 2\nrows_per_task = 3\n"
+        "row_bytes = 150kb\ntime_per_row = 5MS\n", &w);
+  assert_near(w.target_partition_bytes, 64 * 1048576.0);
+  assert_near(w.ops[0].out_row_bytes, 150e3);
+  assert_near(w.ops[0].time_per_row, 5e-3);
+  WL_OK(SRC "time_per_task = 0\n", &w); /* zero needs no unit */
+  assert_near(w.ops[0].time_per_task, 0);
+}
+
+/* A spec without [workload] loads, and says what it defaulted. */
+static void test_warnings(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_spec_warnings warn;
+  char err[512] = "", path[64];
+  static const char bare[] = SRC;
+  write_tmp(path, bare, sizeof bare - 1);
+  memset(&warn, 0xab, sizeof warn);
+  int rc = sl_workload_load_warn(path, &w, &warn, err, sizeof err);
+  unlink(path);
+  if (rc != 0)
+    fail_msg("%s", err);
+  assert_int_equal(warn.n, 1);
+  assert_located(warn.text[0], path, 1, "warning: no [workload] section: the workload is named");
+  assert_non_null(strstr(warn.text[0], strrchr(path, '/') + 1));
+  assert_non_null(strstr(warn.text[0], "target_partition is 128 MB"));
+
+  static const char headed[] = "[workload]\nname = w\n" SRC;
+  write_tmp(path, headed, sizeof headed - 1);
+  rc = sl_workload_load_warn(path, &w, &warn, err, sizeof err);
+  unlink(path);
+  assert_int_equal(rc, 0);
+  assert_int_equal(warn.n, 0);
+  /* the built-ins all have one */
+  assert_int_equal(sl_workload_load_warn(SPEC("fig9.ini"), &w, &warn, err, sizeof err), 0);
+  assert_int_equal(warn.n, 0);
+}
+
+/* The tables that parse specs also write the reference: each entry must be whole. */
+static void test_key_tables(void **state)
+{
+  (void)state;
+  static sl_workload w;
+  static sl_cluster c;
+  void *records[] = {&w, &w.ops[0], &c, &c.groups[0]};
+  char err[256];
+  for (int s = SL_SPEC_WORKLOAD; s <= SL_SPEC_GROUP; s++) {
+    const sl_ini_key *keys = sl_spec_keys((sl_spec_section)s);
+    if (sl_ini_set_defaults(keys, records[s], err, sizeof err) != 0)
+      fail_msg("%s", err);
+    for (const sl_ini_key *k = keys; k->name; k++)
+      if (!k->doc || !k->doc[0])
+        fail_msg("key '%s' has no doc", k->name);
+  }
+  /* the defaults are the values the model always had */
+  assert_true(w.target_partition_bytes == 128e6);
+  assert_true(c.latency_s == 50e-6);
+  assert_true(c.backbone_bps == 100e9 / 8);
+  assert_true(c.storage_latency_s == 10e-3);
+  assert_true(c.groups[0].nic_bps == 10e9 / 8);
+  /* a kind is stored as its index: the names must be sl_op_kind's */
+  const sl_ini_key *kind = sl_ini_find_key(sl_spec_keys(SL_SPEC_OPERATOR), "kind");
+  for (int k = SL_OP_SOURCE; k <= SL_OP_SINK; k++)
+    assert_string_equal(kind->choices[k], sl_op_kind_name((sl_op_kind)k));
+  assert_null(kind->choices[SL_OP_SINK + 1]);
+}
+
+/* The reference names every key of every table, and every kernel. */
+static void test_reference(void **state)
+{
+  (void)state;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_non_null(f);
+  sl_spec_write_reference(f);
+  fclose(f);
+  for (int s = SL_SPEC_WORKLOAD; s <= SL_SPEC_GROUP; s++)
+    for (const sl_ini_key *k = sl_spec_keys((sl_spec_section)s); k->name; k++) {
+      char cell[80];
+      snprintf(cell, sizeof cell, "| `%s` |", k->name);
+      if (!strstr(text, cell))
+        fail_msg("the reference lacks key '%s'", k->name);
+    }
+  assert_non_null(strstr(text, "| `time_per_row` | time >= 0 | s per row | 0s | source, map, map_batches, "
+                               "all_to_all |"));
+  assert_non_null(strstr(text, "| `tasks` | integer >= 1 | tasks | 1 (all_to_all) | source (required), all_to_all |"));
+  assert_non_null(strstr(text, "| `kind` | one of source, map, map_batches, all_to_all or sink |"));
+  assert_non_null(strstr(text, "| `memory` | size > 0 | B | required |"));
+  assert_non_null(strstr(text, "`width` (default 224, 1 to 65535)")); /* resize_normalize's */
+  for (int i = 0; i < sl_kernel_info_count(); i++) {
+    char cell[80];
+    snprintf(cell, sizeof cell, "| `%s` |", sl_kernel_info_at(i)->name);
+    assert_non_null(strstr(text, cell));
+  }
+  free(text);
+}
+
+/* Whether the file at @p path has a [group ...] section: a cluster spec. */
+static bool is_cluster_spec(const char *path)
+{
+  char line[256];
+  bool cluster = false;
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  while (!cluster && fgets(line, sizeof line, f))
+    cluster = strncmp(line, "[group", 6) == 0;
+  fclose(f);
+  return cluster;
+}
+
+/* Every spec the repository ships loads: stricter parsing must not break one. */
+static void test_shipped_specs(void **state)
+{
+  (void)state;
+  static const char *const patterns[] = {
+    "workloads/*.ini", "workloads/clusters/*.ini", "workloads/node-types/*.ini", "experiments/*/*.ini",
+    "bench/validate/*.ini", "tests/golden/*/*.ini", "tests/fixtures/*.ini", "docs/examples/*.ini",
+  };
+  int loaded = 0;
+  for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+    char pattern[512];
+    glob_t g;
+    snprintf(pattern, sizeof pattern, "%s/%s", SL_SOURCE_DIR, patterns[i]);
+    if (glob(pattern, 0, NULL, &g) != 0)
+      continue;
+    for (size_t k = 0; k < g.gl_pathc; k++) {
+      static sl_workload w;
+      sl_cluster c;
+      char err[512] = "";
+      const char *path = g.gl_pathv[k];
+      int rc = is_cluster_spec(path) ? sl_cluster_load(path, &c, err, sizeof err) : sl_workload_load(path, &w, err, sizeof err);
+      if (rc != 0)
+        fail_msg("%s", err);
+      if (is_cluster_spec(path))
+        sl_cluster_free(&c);
+      loaded++;
+    }
+    globfree(&g);
+  }
+  assert_true(loaded >= 30); /* the globs still find the files */
+}
+
 static void test_model_helpers(void **state)
 {
   (void)state;
@@ -812,6 +982,11 @@ int main(void)
     cmocka_unit_test(test_feasibility),
     cmocka_unit_test(test_accelerators),
     cmocka_unit_test(test_model_helpers),
+    cmocka_unit_test(test_units_any_case),
+    cmocka_unit_test(test_warnings),
+    cmocka_unit_test(test_key_tables),
+    cmocka_unit_test(test_reference),
+    cmocka_unit_test(test_shipped_specs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,6 +58,12 @@ static void test_sizes(void **state)
   check(sl_parse_size, "0", 0);
   check(sl_parse_size, "-5MB", -5e6); /* the sign is the caller's rule */
   check(sl_parse_size, "9633792B", 9633792);
+  /* no size counts bits, so case cannot mislead */
+  check(sl_parse_size, "150kb", 150e3);
+  check(sl_parse_size, "100mb", 100e6);
+  check(sl_parse_size, "100Mb", 100e6);
+  check(sl_parse_size, "2gib", 2147483648.0);
+  check(sl_parse_size, "7b", 7);
 }
 
 static void test_size_rejects(void **state)
@@ -69,8 +75,6 @@ static void test_size_rejects(void **state)
   reject(sl_parse_size, "100MBx");
   reject(sl_parse_size, "100 MB x");
   reject(sl_parse_size, "100XB");
-  reject(sl_parse_size, "100mb"); /* units are case-sensitive */
-  reject(sl_parse_size, "100Mb");
   reject(sl_parse_size, "nan");
   reject(sl_parse_size, "inf");
   reject(sl_parse_size, "infMB");
@@ -93,8 +97,13 @@ static void test_times(void **state)
   check(sl_parse_time, "10ns", 10e-9);
   check(sl_parse_time, "2min", 120);
   check(sl_parse_time, "1.5h", 5400);
-  check(sl_parse_time, "3", 3);
   check(sl_parse_time, " 1.01362 s ", 1.01362);
+  check(sl_parse_time, "5MS", 5e-3);
+  check(sl_parse_time, "2 Min", 120);
+  check(sl_parse_time, "0", 0); /* zero is zero in every unit */
+  check(sl_parse_time, "0.0", 0);
+  reject(sl_parse_time, "3"); /* seconds? milliseconds? */
+  reject(sl_parse_time, "-8");
   reject(sl_parse_time, "");
   reject(sl_parse_time, "5 sec");
   reject(sl_parse_time, "5m"); /* minutes or metres? say min */
@@ -122,7 +131,10 @@ static void test_bandwidths(void **state)
   check(sl_parse_bandwidth, "1MiB/s", 1048576);
   reject(sl_parse_bandwidth, "10");       /* bits or bytes? */
   reject(sl_parse_bandwidth, "10 GB");    /* a size, not a rate */
-  reject(sl_parse_bandwidth, "10gbps");
+  reject(sl_parse_bandwidth, "10gbps");  /* Gbps or GBps: off by eight */
+  reject(sl_parse_bandwidth, "10Gb/s");  /* not GB/s: b is bits */
+  reject(sl_parse_bandwidth, "10mbps");
+  check(sl_parse_bandwidth, "0", 0);
   reject(sl_parse_bandwidth, "10Gbps/s");
   reject(sl_parse_bandwidth, "");
 }
@@ -192,6 +204,40 @@ static void test_format(void **state)
   assert_int_equal(strlen(tiny), 3);
 }
 
+static void expect_explained(sl_value_kind kind, const char *s, const char *needle)
+{
+  char buf[SL_EXPLAIN_MAX];
+  sl_value_explain(kind, s, buf, sizeof buf);
+  if (!strstr(buf, needle))
+    fail_msg("'%s' explained as '%s', which does not say '%s'", s, buf, needle);
+}
+
+/* Every refusal says what to fix. */
+static void test_explain(void **state)
+{
+  (void)state;
+  expect_explained(SL_VALUE_TIME, "8", "a time needs a unit: ns, us, ms, s, min or h (such as 8s)");
+  expect_explained(SL_VALUE_TIME, " 8 ", "(such as 8s)");
+  expect_explained(SL_VALUE_TIME, "5 parsecs", "unknown unit 'parsecs' (a time takes ns, us, ms, s, min or h)");
+  expect_explained(SL_VALUE_TIME, "soon", "expected a time such as 0.5s");
+  expect_explained(SL_VALUE_SIZE, "1e400", "out of range");
+  expect_explained(SL_VALUE_SIZE, "1e300TB", "out of range");
+  expect_explained(SL_VALUE_SIZE, "3 bananas", "unknown unit 'bananas' (a size takes B, KB, MB");
+  expect_explained(SL_VALUE_BANDWIDTH, "10", "a bandwidth needs a unit");
+  expect_explained(SL_VALUE_BANDWIDTH, "10gbps", "case-sensitive, b for bits and B for bytes (did you mean Gbps or GBps?)");
+  expect_explained(SL_VALUE_BANDWIDTH, "10Gb/s", "did you mean GB/s?");
+  expect_explained(SL_VALUE_INT, "99999999999999999999", "out of range (from -9223372036854775808 to 9223372036854775807)");
+  expect_explained(SL_VALUE_INT, "1.5", "expected a whole number");
+  expect_explained(SL_VALUE_NUMBER, "0.99s", "expected a plain number");
+  expect_explained(SL_VALUE_NUMBER, "1e999", "out of range");
+  expect_explained(SL_VALUE_PRICE, "$1e999", "out of range");
+  expect_explained(SL_VALUE_PRICE, "1.2 USD", "expected dollars");
+
+  char units[128];
+  assert_string_equal(sl_value_units(SL_VALUE_TIME, units, sizeof units), "ns, us, ms, s, min or h");
+  assert_string_equal(sl_value_units(SL_VALUE_NUMBER, units, sizeof units), "");
+}
+
 /* What a formatter writes, the parser reads back (to four digits). */
 static void test_round_trip(void **state)
 {
@@ -216,6 +262,7 @@ int main(void)
     cmocka_unit_test(test_times),      cmocka_unit_test(test_bandwidths),
     cmocka_unit_test(test_numbers),    cmocka_unit_test(test_ints),
     cmocka_unit_test(test_format),     cmocka_unit_test(test_round_trip),
+    cmocka_unit_test(test_explain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -221,6 +221,13 @@ typedef struct {
 } sl_kernel_args;
 
 /**
+ * @brief The default and the valid range of integer parameter @p param of
+ *        kernel @p kernel (width, layers, ...), for the spec reference.
+ * @return false when the kernel has no such parameter.
+ */
+bool sl_kernel_param_range(const char *kernel, const char *param, int *dflt, int *lo, int *hi);
+
+/**
  * @brief Checks that @p args suit kernel @p name, without building anything.
  * @return 0, SL_ENOENT (unknown kernel) or SL_EINVAL, with a message in
  *         @p err (@p errlen bytes; may be NULL).

@@ -1,110 +1,34 @@
 #include "spec.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <ini.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel_registry.h"
+#include "kernels.h"
 #include "models/error.h"
+#include "typed_ini.h"
 #include "units.h"
 
-/* Specs are a few hundred lines; a megabyte means the wrong file was given. */
-#define SL__SPEC_MAX_BYTES (1 << 20)
-#define SL__MAX_KEYS 64
-#define SL__KEY_MAX 64
-#define SL__VALUE_MAX 64
+#define SL__PARAM_VALUE_MAX 64
 #define SL__MAX_NODES (1 << 20)
+#define SL__LINE_MAX 200 /* inih's longest line, which no name exceeds */
 
-/* ------------------------------------------------------------------------ */
-/* Messages                                                                  */
-/* ------------------------------------------------------------------------ */
-
-static void sl__vmsg(char *err, size_t errlen, const char *fmt, va_list ap)
-{
-  if (err && errlen > 0)
-    vsnprintf(err, errlen, fmt, ap);
-}
+static void sl__msg(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void sl__msg(char *err, size_t errlen, const char *fmt, ...)
 {
   va_list ap;
+  if (!err || errlen == 0)
+    return;
   va_start(ap, fmt);
-  sl__vmsg(err, errlen, fmt, ap);
+  vsnprintf(err, errlen, fmt, ap);
   va_end(ap);
-}
-
-/* ------------------------------------------------------------------------ */
-/* The INI layer both spec kinds share                                       */
-/* ------------------------------------------------------------------------ */
-
-typedef struct sl__ini sl__ini;
-
-/* Each callback returns 0, or the code sl__fail() returned. */
-typedef struct {
-  int (*section)(sl__ini *ini, const char *name, int line); /* a header */
-  int (*key)(sl__ini *ini, const char *key, const char *value, int line);
-  int (*end)(sl__ini *ini); /* the current section is complete */
-} sl__ini_ops;
-
-/*
- * One parse. inih in this build does not pass line numbers to the handler,
- * so our reader feeds it one line per call and counts; the handler reads the
- * count. The reader also spots section headers itself, because inih only
- * reports sections through their keys, and an empty section or the line of
- * a header is what our messages need.
- */
-struct sl__ini {
-  const char *path;
-  const char *text;
-  size_t len, pos;
-  int lineno;
-  bool in_section;
-  int section_line;
-  struct {
-    char name[SL__KEY_MAX];
-    int line;
-  } keys[SL__MAX_KEYS]; /* keys of the current section, in file order */
-  int nkeys;
-  const sl__ini_ops *ops;
-  void *user;
-  int rc, err_line; /* the first error: later ones are consequences */
-  char *err;
-  size_t errlen;
-};
-
-/* Records the first error as "path:line: message"; returns SL_EPARSE. */
-static int sl__fail(sl__ini *ini, int line, const char *fmt, ...)
-{
-  if (ini->rc)
-    return ini->rc;
-  ini->rc = SL_EPARSE;
-  ini->err_line = line;
-  if (!ini->err || ini->errlen == 0)
-    return ini->rc;
-  int n = snprintf(ini->err, ini->errlen, "%s:%d: ", ini->path, line);
-  if (n >= 0 && (size_t)n < ini->errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ini->err + n, ini->errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-  }
-  return ini->rc;
-}
-
-/* Line of key @p name in the current section, 0 when it was not given. */
-static int sl__key_line(const sl__ini *ini, const char *name)
-{
-  for (int i = 0; i < ini->nkeys; i++)
-    if (strcmp(ini->keys[i].name, name) == 0)
-      return ini->keys[i].line;
-  return 0;
 }
 
 static void sl__trim_copy(char *dst, size_t n, const char *s, size_t len)
@@ -121,196 +45,6 @@ static void sl__trim_copy(char *dst, size_t n, const char *s, size_t len)
   dst[len] = '\0';
 }
 
-static int sl__begin_section(sl__ini *ini, const char *line)
-{
-  const char *close = strchr(line, ']');
-  if (!close)
-    return 0; /* inih reports the malformed header */
-  char name[INI_MAX_LINE];
-  sl__trim_copy(name, sizeof name, line + 1, (size_t)(close - line - 1));
-  if (ini->in_section && ini->ops->end(ini) != 0)
-    return ini->rc;
-  ini->in_section = true;
-  ini->section_line = ini->lineno;
-  ini->nkeys = 0;
-  return ini->ops->section(ini, name, ini->lineno);
-}
-
-/*
- * fgets-like reader over the file in memory. Leading blanks are dropped so
- * that inih never takes an indented line as the continuation of the previous
- * value: a spec line means what it says on its own.
- */
-static char *sl__ini_reader(char *str, int num, void *stream)
-{
-  sl__ini *ini = stream;
-  if (ini->rc || ini->pos >= ini->len)
-    return NULL;
-  const char *line = ini->text + ini->pos;
-  const char *nl = memchr(line, '\n', ini->len - ini->pos);
-  size_t len = nl ? (size_t)(nl - line) + 1 : ini->len - ini->pos;
-  ini->pos += len;
-  ini->lineno++;
-  if (ini->lineno == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
-    line += 3;
-    len -= 3;
-  }
-  while (len > 0 && (*line == ' ' || *line == '\t')) {
-    line++;
-    len--;
-  }
-  size_t content = len;
-  while (content > 0 && (line[content - 1] == '\n' || line[content - 1] == '\r'))
-    content--;
-  /* inih wants room for "\r\n\0" after the longest line */
-  if (content + 3 > (size_t)num) {
-    sl__fail(ini, ini->lineno, "line longer than %d characters", num - 3);
-    return NULL;
-  }
-  /* One newline, however many CRs the line ended with: they would not fit. */
-  memcpy(str, line, content);
-  memcpy(str + content, "\n", 2);
-  if (str[0] == '[' && sl__begin_section(ini, str) != 0)
-    return NULL;
-  return str;
-}
-
-static int sl__ini_handler(void *user, const char *section, const char *name, const char *value)
-{
-  sl__ini *ini = user;
-  int line = ini->lineno;
-  (void)section; /* ours, trimmed, is in the parser state */
-  if (ini->rc)
-    return 0;
-  if (!ini->in_section)
-    return !sl__fail(ini, line, "key '%s' is outside any section", name);
-  int first = sl__key_line(ini, name);
-  if (first)
-    return !sl__fail(ini, line, "duplicate key '%s' (first set at line %d)", name, first);
-  if (ini->nkeys == SL__MAX_KEYS)
-    return !sl__fail(ini, line, "more than %d keys in one section", SL__MAX_KEYS);
-  snprintf(ini->keys[ini->nkeys].name, SL__KEY_MAX, "%s", name);
-  ini->keys[ini->nkeys].line = line;
-  ini->nkeys++;
-  return ini->ops->key(ini, name, value, line) == 0;
-}
-
-/* Length of the valid UTF-8 sequence at s (2 to 4 bytes), or 0. */
-static size_t sl__utf8_len(const unsigned char *s, size_t avail)
-{
-  /* The second byte's range excludes overlong forms and surrogates. */
-  unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-  size_t n;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    lo = c == 0xE0 ? 0xA0 : 0x80;
-    hi = c == 0xED ? 0x9F : 0xBF;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    lo = c == 0xF0 ? 0x90 : 0x80;
-    hi = c == 0xF4 ? 0x8F : 0xBF;
-  } else {
-    return 0;
-  }
-  if (n > avail || s[1] < lo || s[1] > hi)
-    return 0;
-  for (size_t k = 2; k < n; k++)
-    if ((s[k] & 0xC0) != 0x80)
-      return 0;
-  return n;
-}
-
-/* A spec is UTF-8 text: say so before inih makes nonsense of a binary file. */
-static int sl__check_text(sl__ini *ini)
-{
-  const unsigned char *s = (const unsigned char *)ini->text;
-  int line = 1;
-  for (size_t i = 0; i < ini->len;) {
-    unsigned char c = s[i];
-    if (c == '\n') {
-      line++;
-      i++;
-    } else if (c == 0) {
-      return sl__fail(ini, line, "binary file (NUL byte); a spec is INI text");
-    } else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
-      return sl__fail(ini, line, "control character 0x%02x: not INI text (a binary file?)", c);
-    } else if (c < 0x80) {
-      i++;
-    } else {
-      size_t n = sl__utf8_len(s + i, ini->len - i);
-      if (n == 0)
-        return sl__fail(ini, line, "invalid UTF-8 (byte 0x%02x); is this a binary file?", c);
-      i += n;
-    }
-  }
-  return 0;
-}
-
-/* The whole file, NUL-terminated, into *text (caller frees). */
-static int sl__read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    sl__msg(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    return SL_EIO;
-  }
-  int rc = 0;
-  char *buf = malloc(SL__SPEC_MAX_BYTES + 2);
-  if (!buf) {
-    sl__msg(err, errlen, "%s: %s", path, sl_strerror(SL_ENOMEM));
-    rc = SL_ENOMEM;
-    goto close_file;
-  }
-  size_t n = fread(buf, 1, SL__SPEC_MAX_BYTES + 1, f);
-  if (ferror(f)) {
-    sl__msg(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-    rc = SL_EIO;
-  } else if (n > SL__SPEC_MAX_BYTES) {
-    sl__msg(err, errlen, "%s:1: larger than %d bytes; not a spec file", path, SL__SPEC_MAX_BYTES);
-    rc = SL_EPARSE;
-  }
-  if (rc) {
-    free(buf);
-    goto close_file;
-  }
-  buf[n] = '\0';
-  *text = buf;
-  *len = n;
-close_file:
-  fclose(f);
-  return rc;
-}
-
-/* Reads, checks and parses @p path, calling @p ops; returns 0 or the first error. */
-static int sl__ini_run(sl__ini *ini, const char *path, const sl__ini_ops *ops, void *user,
-                       char *err, size_t errlen)
-{
-  char *text = NULL;
-  size_t len = 0;
-  int ret, rc = sl__read_file(path, &text, &len, err, errlen);
-  if (rc)
-    return rc;
-  *ini = (sl__ini){.path = path, .text = text, .len = len, .ops = ops, .user = user,
-                   .err = err, .errlen = errlen};
-  if (sl__check_text(ini) != 0)
-    goto free_text;
-  ret = ini_parse_stream(sl__ini_reader, ini, sl__ini_handler, ini);
-  if (ret == -2) {
-    ini->rc = SL_ENOMEM;
-    sl__msg(err, errlen, "%s: %s", path, sl_strerror(SL_ENOMEM));
-  } else if (ret > 0 && (!ini->rc || ret < ini->err_line)) {
-    ini->rc = 0; /* a syntax error inih saw before ours */
-    sl__fail(ini, ret, "expected 'key = value', '[section]' or a comment");
-  }
-  if (!ini->rc && ini->in_section)
-    ops->end(ini);
-free_text:
-  free(text);
-  return ini->rc;
-}
-
 /* The file name without folders and extension: the default spec name. */
 static void sl__stem(char *dst, size_t n, const char *path)
 {
@@ -321,146 +55,20 @@ static void sl__stem(char *dst, size_t n, const char *path)
   sl__trim_copy(dst, n, base, len);
 }
 
-/* Names end up in CSV columns and in messages: keep them plain. */
-static bool sl__valid_name(const char *name)
-{
-  if (!*name)
-    return false;
-  for (const char *p = name; *p; p++)
-    if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
-      return false;
-  return true;
-}
+static void sl__warn(sl_spec_warnings *warn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static int sl__check_name(sl__ini *ini, const char *what, const char *name, int line)
+static void sl__warn(sl_spec_warnings *warn, const char *fmt, ...)
 {
-  if (!sl__valid_name(name))
-    return sl__fail(ini, line, "%s name '%s' must be letters, digits, '_', '-' or '.'", what, name);
-  if (strlen(name) >= SL_NAME_MAX)
-    return sl__fail(ini, line, "%s name '%s' is longer than %d characters", what, name,
-                    SL_NAME_MAX - 1);
-  return 0;
+  va_list ap;
+  if (!warn || warn->n == SL_SPEC_MAX_WARNINGS)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(warn->text[warn->n++], sizeof warn->text[0], fmt, ap);
+  va_end(ap);
 }
 
 /* ------------------------------------------------------------------------ */
-/* Typed values                                                              */
-/* ------------------------------------------------------------------------ */
-
-typedef enum {
-  SL__T_TIME,
-  SL__T_SIZE,
-  SL__T_BANDWIDTH,
-  SL__T_REAL,
-  SL__T_PRICE,
-  SL__T_INT,   /* stored as int */
-  SL__T_INT64, /* stored as int64_t */
-  SL__T_KIND,  /* operators only, handled before the generic setter */
-  SL__T_KERNEL,
-  SL__T_ACCEL, /* accelerator labels, handled before the generic setter */
-} sl__type;
-
-typedef enum { SL__R_ANY, SL__R_NONNEG, SL__R_POS, SL__R_ONE } sl__range;
-
-/* A key that sets one field of a record at @p offset. */
-typedef struct {
-  const char *name;
-  sl__type type;
-  size_t offset;
-  sl__range range;
-  double scale;   /* canonical value = parsed value * scale */
-  unsigned kinds; /* operators: mask of the kinds it applies to */
-} sl__key;
-
-static const sl__key *sl__find_key(const sl__key *keys, const char *name)
-{
-  for (const sl__key *k = keys; k->name; k++)
-    if (strcmp(k->name, name) == 0)
-      return k;
-  return NULL;
-}
-
-static int sl__parse_typed(sl__type type, const char *value, double *v)
-{
-  int64_t i = 0; /* read below even when the parse fails */
-  int rc;
-  switch (type) {
-  case SL__T_TIME:
-    return sl_parse_time(value, v);
-  case SL__T_SIZE:
-    return sl_parse_size(value, v);
-  case SL__T_BANDWIDTH:
-    return sl_parse_bandwidth(value, v);
-  case SL__T_PRICE:
-    return sl_parse_price(value, v);
-  case SL__T_INT:
-  case SL__T_INT64:
-    rc = sl_parse_int(value, &i);
-    *v = (double)i;
-    return rc;
-  default:
-    return sl_parse_number(value, v);
-  }
-}
-
-static const char *sl__type_hint(sl__type type)
-{
-  switch (type) {
-  case SL__T_TIME:
-    return "a time such as 0.5s, 5ms or 2min";
-  case SL__T_SIZE:
-    return "a size such as 100MB or 1.5GiB";
-  case SL__T_BANDWIDTH:
-    return "a bandwidth with its unit, such as 10Gbps or 1.25GB/s";
-  case SL__T_PRICE:
-    return "dollars, such as 1.212";
-  case SL__T_INT:
-  case SL__T_INT64:
-    return "a whole number";
-  default:
-    return "a number";
-  }
-}
-
-static int sl__check_range(sl__ini *ini, const sl__key *k, double v, const char *value, int line)
-{
-  static const char *const rule[] = {"", ">= 0", "> 0", ">= 1"};
-  bool ok = k->range == SL__R_ANY || (k->range == SL__R_NONNEG && v >= 0) ||
-            (k->range == SL__R_POS && v > 0) || (k->range == SL__R_ONE && v >= 1);
-  if (!ok)
-    return sl__fail(ini, line, "'%s' must be %s, got '%s'", k->name, rule[k->range], value);
-  if (k->type == SL__T_INT && v > INT_MAX)
-    return sl__fail(ini, line, "'%s' is too large: '%s'", k->name, value);
-  return 0;
-}
-
-/* Parses @p value as key @p k and stores it into @p record. */
-static int sl__set_field(sl__ini *ini, const sl__key *k, void *record, const char *value, int line)
-{
-  double v;
-  if (sl__parse_typed(k->type, value, &v) != 0)
-    return sl__fail(ini, line, "malformed value '%s' for '%s': expected %s", value, k->name,
-                    sl__type_hint(k->type));
-  if (sl__check_range(ini, k, v, value, line) != 0)
-    return ini->rc;
-  char *field = (char *)record + k->offset;
-  if (k->type == SL__T_INT) {
-    int i = (int)v;
-    memcpy(field, &i, sizeof i);
-  } else if (k->type == SL__T_INT64) {
-    /* From the text, exact, where a double rounds past 2^53 (and 2^63 - 1
-     * rounds to 2^63, which no int64_t holds); it parsed above. */
-    int64_t i = 0;
-    sl_parse_int(value, &i);
-    memcpy(field, &i, sizeof i);
-  } else {
-    v *= k->scale;
-    memcpy(field, &v, sizeof v);
-  }
-  return 0;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Workload specs                                                            */
+/* The keys of a workload spec                                               */
 /* ------------------------------------------------------------------------ */
 
 #define SL__K(kind) (1u << (kind))
@@ -468,140 +76,172 @@ static int sl__set_field(sl__ini *ini, const sl__key *k, void *record, const cha
 #define SL__TRANSFORMS (SL__K(SL_OP_MAP) | SL__K(SL_OP_MAP_BATCHES) | SL__K(SL_OP_ALL_TO_ALL))
 #define SL__TASKS (SL__SOURCE | SL__TRANSFORMS)
 #define SL__ANY_KIND (SL__TASKS | SL__K(SL_OP_SINK))
+#define SL__WL(field) offsetof(sl_workload, field)
 #define SL__OP(field) offsetof(sl_op_spec, field)
 
-static const sl__key sl__op_keys[] = {
-  {"kind", SL__T_KIND, 0, SL__R_ANY, 1, SL__ANY_KIND},
-  {"kernel", SL__T_KERNEL, 0, SL__R_ANY, 1, SL__TASKS},
-  {"accelerator", SL__T_ACCEL, 0, SL__R_ANY, 1, SL__TASKS},
-  {"cpu", SL__T_REAL, SL__OP(cpu), SL__R_NONNEG, 1, SL__TASKS},
-  {"gpu", SL__T_REAL, SL__OP(gpu), SL__R_NONNEG, 1, SL__TASKS},
-  {"time_per_task", SL__T_TIME, SL__OP(time_per_task), SL__R_NONNEG, 1, SL__TASKS},
-  {"time_per_row", SL__T_TIME, SL__OP(time_per_row), SL__R_NONNEG, 1, SL__TASKS},
-  {"time_per_batch", SL__T_TIME, SL__OP(time_per_batch), SL__R_NONNEG, 1, SL__TRANSFORMS},
-  /* per MB of input in the spec, per byte in the model */
-  {"time_per_mb", SL__T_TIME, SL__OP(time_per_byte), SL__R_NONNEG, 1e-6, SL__TASKS},
-  {"time_spread", SL__T_REAL, SL__OP(time_spread), SL__R_NONNEG, 1, SL__TASKS},
-  {"rows_out_per_row", SL__T_REAL, SL__OP(rows_out_per_row), SL__R_POS, 1, SL__TRANSFORMS},
-  {"out_row_bytes", SL__T_SIZE, SL__OP(out_row_bytes), SL__R_POS, 1, SL__TRANSFORMS},
-  {"batch_size", SL__T_INT, SL__OP(batch_size), SL__R_ONE, 1, SL__TRANSFORMS},
-  {"concurrency", SL__T_INT, SL__OP(concurrency), SL__R_ONE, 1, SL__TASKS},
-  {"tasks", SL__T_INT64, SL__OP(tasks), SL__R_ONE, 1, SL__SOURCE | SL__K(SL_OP_ALL_TO_ALL)},
-  {"rows_per_task", SL__T_INT64, SL__OP(rows_per_task), SL__R_ONE, 1, SL__SOURCE},
-  /* a source's rows are its output rows */
-  {"row_bytes", SL__T_SIZE, SL__OP(out_row_bytes), SL__R_POS, 1, SL__SOURCE},
-  {"read_bytes_per_row", SL__T_SIZE, SL__OP(read_bytes_per_row), SL__R_POS, 1, SL__SOURCE},
-  {NULL, 0, 0, 0, 0, 0},
+_Static_assert(sizeof(sl_op_kind) == sizeof(int), "a CHOICE key stores an int");
+
+/* In the order of sl_op_kind: the index is the kind. */
+static const char *const sl__kind_names[] = {"source", "map", "map_batches", "all_to_all", "sink", NULL};
+
+static const sl_ini_key sl__workload_keys[] = {
+  {.name = "name", .type = SL_INI_NAME, .offset = SL__WL(name), .size = SL_NAME_MAX,
+   .dflt_doc = "the file's name, without folder and extension",
+   .doc = "the workload's name in outputs and run folders"},
+  {.name = "description", .type = SL_INI_TEXT, .doc = "free text for readers; ignored"},
+  {.name = "target_partition", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_POS,
+   .offset = SL__WL(target_partition_bytes), .dflt = "128MB",
+   .doc = "a task flushes an output partition each time its buffer passes this size "
+          "(dynamic partitioning; Ray Data's default block size)"},
+  {.name = "seed", .type = SL_INI_INT64, .range = SL_INI_NONNEG, .offset = SL__WL(seed), .dflt = "1",
+   .doc = "seeds row contents and the draws of task times (`sluice sim --seed` overrides it)"},
+  {.name = NULL},
 };
 
-static const char *const sl__source_required[] = {"tasks", "rows_per_task", "row_bytes", NULL};
+static const sl_ini_key sl__op_keys[] = {
+  {.name = "kind", .type = SL_INI_CHOICE, .choices = sl__kind_names, .offset = SL__OP(kind),
+   .required = SL__ANY_KIND,
+   .doc = "what the operator does: a source makes rows, a map transforms each row, map_batches "
+          "transforms batches on an actor pool, all_to_all needs every input before any output "
+          "(a shuffle), a sink consumes rows"},
+  {.name = "kernel", .type = SL_INI_NAME, .kinds = SL__TASKS, .offset = SL__OP(kernel),
+   .size = SL_NAME_MAX, .dflt_doc = "generate for a source, sleep for the others",
+   .doc = "the code a task runs (see Kernels); the cost keys below time it"},
+  {.name = "accelerator", .type = SL_INI_LABELS, .kinds = SL__TASKS, .dflt_doc = "any node",
+   .doc = "runs only on nodes of groups whose `accelerator` is one of these labels (`a10g, a100`)"},
+  {.name = "cpu", .type = SL_INI_REAL, .unit = "slots", .range = SL_INI_NONNEG, .kinds = SL__TASKS,
+   .offset = SL__OP(cpu), .dflt_doc = "1, or 0 when gpu is set",
+   .doc = "CPU slots a task holds (fractions allowed)"},
+  {.name = "gpu", .type = SL_INI_REAL, .unit = "slots", .range = SL_INI_NONNEG, .kinds = SL__TASKS,
+   .offset = SL__OP(gpu), .dflt = "0",
+   .doc = "GPU slots a task holds (fractions allowed); a task with a GPU is timed at the node's gpu_speed"},
+  {.name = "time_per_task", .type = SL_INI_TIME, .unit = "s per task", .range = SL_INI_NONNEG,
+   .kinds = SL__TASKS, .offset = SL__OP(time_per_task), .dflt = "0s",
+   .doc = "fixed cost of a task at speed 1 (start-up, a request)"},
+  {.name = "time_per_row", .type = SL_INI_TIME, .unit = "s per row", .range = SL_INI_NONNEG,
+   .kinds = SL__TASKS, .offset = SL__OP(time_per_row), .dflt = "0s",
+   .doc = "cost of each input row at speed 1 (for a source, each row it reads)"},
+  {.name = "time_per_batch", .type = SL_INI_TIME, .unit = "s per batch", .range = SL_INI_NONNEG,
+   .kinds = SL__TRANSFORMS, .offset = SL__OP(time_per_batch), .dflt = "0s",
+   .doc = "cost of each batch of batch_size rows at speed 1; needs batch_size"},
+  /* per MB of input in the spec, per byte in the model */
+  {.name = "time_per_mb", .type = SL_INI_TIME, .unit = "s per MB", .range = SL_INI_NONNEG,
+   .kinds = SL__TASKS, .offset = SL__OP(time_per_byte), .scale = 1e-6, .dflt = "0s",
+   .doc = "cost of each MB of input at speed 1 (for a source, of read_bytes_per_row)"},
+  {.name = "time_spread", .type = SL_INI_REAL, .range = SL_INI_NONNEG, .kinds = SL__TASKS,
+   .offset = SL__OP(time_spread), .dflt = "0",
+   .doc = "coefficient of variation of a task's time; the simulator draws each task's factor"},
+  {.name = "rows_out_per_row", .type = SL_INI_REAL, .unit = "rows", .range = SL_INI_POS,
+   .kinds = SL__TRANSFORMS, .offset = SL__OP(rows_out_per_row), .dflt = "1",
+   .doc = "output rows per input row: K > 1 expands, 1/K keeps one row in K"},
+  {.name = "out_row_bytes", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_POS,
+   .kinds = SL__TRANSFORMS, .offset = SL__OP(out_row_bytes), .dflt_doc = "the input row's size",
+   .doc = "size of one output row"},
+  {.name = "batch_size", .type = SL_INI_INT, .unit = "rows", .range = SL_INI_ONE,
+   .kinds = SL__TRANSFORMS, .offset = SL__OP(batch_size), .dflt_doc = "none",
+   .doc = "rows per batch, for time_per_batch"},
+  {.name = "concurrency", .type = SL_INI_INT, .unit = "tasks", .range = SL_INI_ONE, .kinds = SL__TASKS,
+   .offset = SL__OP(concurrency), .dflt_doc = "unlimited", .doc = "most tasks of the operator at once"},
+  {.name = "tasks", .type = SL_INI_INT64, .unit = "tasks", .range = SL_INI_ONE,
+   .kinds = SL__SOURCE | SL__K(SL_OP_ALL_TO_ALL), .required = SL__SOURCE, .offset = SL__OP(tasks),
+   .dflt_doc = "1 (all_to_all)",
+   .doc = "a source's read tasks (splits); an all_to_all's reducers, each reading its share of every input"},
+  {.name = "rows_per_task", .type = SL_INI_INT64, .unit = "rows", .range = SL_INI_ONE, .kinds = SL__SOURCE,
+   .required = SL__SOURCE, .offset = SL__OP(rows_per_task), .doc = "rows each read task yields"},
+  /* a source's rows are its output rows */
+  {.name = "row_bytes", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_POS, .kinds = SL__SOURCE,
+   .required = SL__SOURCE, .offset = SL__OP(out_row_bytes), .doc = "size of one row the source makes"},
+  {.name = "read_bytes_per_row", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_POS,
+   .kinds = SL__SOURCE, .offset = SL__OP(read_bytes_per_row), .dflt_doc = "none",
+   .doc = "bytes fetched from remote storage per row, over the cluster's storage link"},
+  {.name = NULL},
+};
+
+/* ------------------------------------------------------------------------ */
+/* Workload specs                                                            */
+/* ------------------------------------------------------------------------ */
 
 typedef struct {
-  sl__ini ini;
   sl_workload *w;
   int workload_line; /* the [workload] header, 0 when there is none */
   sl_op_spec *op;    /* the operator being read, NULL in [workload] */
   /* keys that are not operator keys: kernel parameters, checked once the
    * section is complete, because `kernel =` may come after them */
   struct {
-    char name[SL__KEY_MAX];
-    char value[SL__VALUE_MAX];
+    char name[SL_NAME_MAX];
+    char value[SL__PARAM_VALUE_MAX];
     int line;
   } params[SL_MAX_PARAMS];
   int nparams;
 } sl__wl_parser;
 
-static int sl__wl_section(sl__ini *ini, const char *name, int line)
+static int sl__wl_operator(sl_ini *ini, sl__wl_parser *p, const char *name, int line)
 {
-  sl__wl_parser *p = ini->user;
   sl_workload *w = p->w;
-  p->op = NULL;
-  p->nparams = 0;
-  if (strcmp(name, "workload") == 0) {
-    if (p->workload_line)
-      return sl__fail(ini, line, "duplicate section [workload] (first at line %d)",
-                      p->workload_line);
-    p->workload_line = line;
-    return 0;
-  }
-  if (strcmp(name, "cluster") == 0 || strncmp(name, "group ", 6) == 0)
-    return sl__fail(ini, line, "section [%s] belongs in a cluster spec, not a workload", name);
-  if (sl__check_name(ini, "operator", name, line) != 0)
-    return ini->rc;
+  char err[256];
+  if (sl_ini_check_name(ini, "operator name", name, SL_NAME_MAX, line) != 0)
+    return sl_ini_error(ini);
   for (int i = 0; i < w->nops; i++)
     if (strcmp(w->ops[i].name, name) == 0)
-      return sl__fail(ini, line, "duplicate operator '%s' (first defined at line %d)", name,
-                      w->ops[i].line);
+      return sl_ini_fail(ini, line, "duplicate operator '%s' (first defined at line %d)", name, w->ops[i].line);
   if (w->nops == SL_MAX_OPS)
-    return sl__fail(ini, line, "more than %d operators", SL_MAX_OPS);
+    return sl_ini_fail(ini, line, "more than %d operators", SL_MAX_OPS);
   sl_op_spec *op = &w->ops[w->nops++];
   memset(op, 0, sizeof *op);
   snprintf(op->name, sizeof op->name, "%s", name);
   op->line = line;
-  op->rows_out_per_row = 1;
+  if (sl_ini_set_defaults(sl__op_keys, op, err, sizeof err) != 0)
+    return sl_ini_fail(ini, line, "%s", err);
   p->op = op;
   return 0;
 }
 
-static int sl__wl_header_key(sl__wl_parser *p, const char *key, const char *value, int line)
+static int sl__wl_section(sl_ini *ini, const char *name, int line)
 {
-  static const sl__key target = {"target_partition", SL__T_SIZE, 0, SL__R_POS, 1, 0};
-  static const sl__key seed = {"seed", SL__T_INT64, 0, SL__R_NONNEG, 1, 0};
-  sl__ini *ini = &p->ini;
-  sl_workload *w = p->w;
-  if (strcmp(key, "description") == 0)
-    return 0;
-  if (strcmp(key, "name") == 0) {
-    if (sl__check_name(ini, "workload", value, line) != 0)
-      return ini->rc;
-    snprintf(w->name, sizeof w->name, "%s", value);
+  sl__wl_parser *p = sl_ini_user(ini);
+  p->op = NULL;
+  p->nparams = 0;
+  if (strcmp(name, "workload") == 0) {
+    if (p->workload_line)
+      return sl_ini_fail(ini, line, "duplicate section [workload] (first at line %d)", p->workload_line);
+    p->workload_line = line;
     return 0;
   }
-  if (strcmp(key, "target_partition") == 0)
-    return sl__set_field(ini, &target, &w->target_partition_bytes, value, line);
-  if (strcmp(key, "seed") == 0) {
-    int64_t s = 0;
-    if (sl__set_field(ini, &seed, &s, value, line) != 0)
-      return ini->rc;
-    w->seed = (uint64_t)s;
-    return 0;
-  }
-  return sl__fail(ini, line,
-                  "unknown key '%s' in [workload] (expected name, target_partition, seed or "
-                  "description)",
-                  key);
+  if (strcmp(name, "cluster") == 0 || strncmp(name, "group ", 6) == 0)
+    return sl_ini_fail(ini, line, "section [%s] belongs in a cluster spec, not a workload", name);
+  return sl__wl_operator(ini, p, name, line);
 }
 
-static int sl__parse_kind(const char *value, sl_op_kind *out)
+static int sl__wl_header_key(sl_ini *ini, sl__wl_parser *p, const char *key, const char *value, int line)
 {
-  for (int k = SL_OP_SOURCE; k <= SL_OP_SINK; k++)
-    if (strcmp(value, sl_op_kind_name((sl_op_kind)k)) == 0) {
-      *out = (sl_op_kind)k;
-      return 0;
-    }
-  return SL_EPARSE;
+  char names[256];
+  const sl_ini_key *k = sl_ini_find_key(sl__workload_keys, key);
+  if (!k)
+    return sl_ini_fail(ini, line, "unknown key '%s' in [workload] (expected %s)", key,
+                       sl_ini_key_names(sl__workload_keys, -1, names, sizeof names));
+  return sl_ini_set(ini, k, p->w, value, line);
 }
 
 /* `accelerator = a10g, a100`: the labels of the node groups an operator may
  * run on. Which labels exist is only known with the cluster
  * (sl_check_feasible). */
-static int sl__parse_accels(sl__ini *ini, const char *value, sl_accel_set *out, int line)
+static int sl__parse_accels(sl_ini *ini, const char *value, sl_accel_set *out, int line)
 {
   memset(out, 0, sizeof *out);
   for (const char *s = value;; s++) {
     const char *comma = strchr(s, ',');
     size_t len = comma ? (size_t)(comma - s) : strlen(s);
-    char name[INI_MAX_LINE];
+    char name[SL__LINE_MAX];
     sl__trim_copy(name, sizeof name, s, len);
     if (!*name)
-      return sl__fail(ini, line, "empty accelerator name in '%s' (expected labels such as "
-                      "'a100' or 'a10g, a100')", value);
-    if (sl__check_name(ini, "accelerator", name, line) != 0)
-      return ini->rc;
+      return sl_ini_fail(ini, line, "empty accelerator name in '%s' (expected labels such as "
+                         "'a100' or 'a10g, a100')", value);
+    if (sl_ini_check_name(ini, "accelerator name", name, SL_NAME_MAX, line) != 0)
+      return sl_ini_error(ini);
     if (sl_accel_set_has(out, name))
-      return sl__fail(ini, line, "accelerator '%s' is listed twice", name);
+      return sl_ini_fail(ini, line, "accelerator '%s' is listed twice", name);
     if (out->n == SL_MAX_ACCELS)
-      return sl__fail(ini, line, "more than %d accelerators in '%s'", SL_MAX_ACCELS, value);
+      return sl_ini_fail(ini, line, "more than %d accelerators in '%s'", SL_MAX_ACCELS, value);
     snprintf(out->names[out->n++], SL_NAME_MAX, "%.*s", SL_NAME_MAX - 1, name);
     if (!comma)
       return 0;
@@ -609,38 +249,30 @@ static int sl__parse_accels(sl__ini *ini, const char *value, sl_accel_set *out, 
   }
 }
 
-static int sl__wl_key(sl__ini *ini, const char *key, const char *value, int line)
+/* A key that is no operator key: a kernel parameter, or a typo; judged at the section's end. */
+static int sl__wl_remember_param(sl_ini *ini, sl__wl_parser *p, const char *key, const char *value, int line)
 {
-  sl__wl_parser *p = ini->user;
-  sl_op_spec *op = p->op;
-  if (!op)
-    return sl__wl_header_key(p, key, value, line);
-  const sl__key *k = sl__find_key(sl__op_keys, key);
-  if (k && k->type == SL__T_KIND) {
-    if (sl__parse_kind(value, &op->kind) != 0)
-      return sl__fail(ini, line,
-                      "unknown kind '%s' (expected source, map, map_batches, all_to_all or sink)",
-                      value);
-    return 0;
-  }
-  if (k && k->type == SL__T_KERNEL) {
-    if (strlen(value) >= sizeof op->kernel)
-      return sl__fail(ini, line, "unknown kernel '%s'", value);
-    snprintf(op->kernel, sizeof op->kernel, "%s", value);
-    return 0;
-  }
-  if (k && k->type == SL__T_ACCEL)
-    return sl__parse_accels(ini, value, &op->accel, line);
-  if (k)
-    return sl__set_field(ini, k, op, value, line);
   if (p->nparams == SL_MAX_PARAMS)
-    return sl__fail(ini, line, "unknown key '%s' (and more than %d kernel parameters)", key,
-                    SL_MAX_PARAMS);
-  snprintf(p->params[p->nparams].name, SL__KEY_MAX, "%s", key);
-  snprintf(p->params[p->nparams].value, SL__VALUE_MAX, "%s", value);
+    return sl_ini_fail(ini, line, "unknown key '%s' (and more than %d kernel parameters)", key, SL_MAX_PARAMS);
+  snprintf(p->params[p->nparams].name, sizeof p->params[0].name, "%s", key);
+  snprintf(p->params[p->nparams].value, sizeof p->params[0].value, "%s", value);
   p->params[p->nparams].line = line;
   p->nparams++;
   return 0;
+}
+
+static int sl__wl_key(sl_ini *ini, const char *key, const char *value, int line)
+{
+  sl__wl_parser *p = sl_ini_user(ini);
+  sl_op_spec *op = p->op;
+  if (!op)
+    return sl__wl_header_key(ini, p, key, value, line);
+  const sl_ini_key *k = sl_ini_find_key(sl__op_keys, key);
+  if (k && k->type == SL_INI_LABELS)
+    return sl__parse_accels(ini, value, &op->accel, line);
+  if (k)
+    return sl_ini_set(ini, k, op, value, line);
+  return sl__wl_remember_param(ini, p, key, value, line);
 }
 
 /* Kernel names, for the message about an unknown one. */
@@ -657,11 +289,9 @@ static void sl__kernel_names(char *buf, size_t n)
 }
 
 /* Resolves the operator's kernel (or its default) and checks it fits the kind. */
-static int sl__op_kernel(sl__wl_parser *p, const sl_kernel_info **out)
+static int sl__op_kernel(sl_ini *ini, sl_op_spec *op, const sl_kernel_info **out)
 {
-  sl__ini *ini = &p->ini;
-  sl_op_spec *op = p->op;
-  int line = sl__key_line(ini, "kernel");
+  int line = sl_ini_key_line(ini, "kernel");
   if (!line)
     snprintf(op->kernel, sizeof op->kernel, "%s", op->kind == SL_OP_SOURCE ? "generate" : "sleep");
   int at = line ? line : op->line;
@@ -669,134 +299,155 @@ static int sl__op_kernel(sl__wl_parser *p, const sl_kernel_info **out)
   if (!k) {
     char names[256];
     sl__kernel_names(names, sizeof names);
-    return sl__fail(ini, at, "unknown kernel '%s' (known: %s)", op->kernel, names);
+    return sl_ini_fail(ini, at, "unknown kernel '%s' (known: %s)", op->kernel, names);
   }
   if (k->source && op->kind != SL_OP_SOURCE)
-    return sl__fail(ini, at, "kernel '%s' makes rows from nothing: only a source can run it",
-                    op->kernel);
+    return sl_ini_fail(ini, at, "kernel '%s' makes rows from nothing: only a source can run it", op->kernel);
   if (!k->source && op->kind == SL_OP_SOURCE)
-    return sl__fail(ini, at, "kernel '%s' transforms rows: a source needs a source kernel "
-                    "such as generate or jpeg_generate", op->kernel);
+    return sl_ini_fail(ini, at, "kernel '%s' transforms rows: a source needs a source kernel "
+                       "such as generate or jpeg_generate", op->kernel);
   *out = k;
   return 0;
 }
 
-static int sl__op_misplaced(sl__ini *ini, const sl_op_spec *op, const sl__key *k, int line)
+static int sl__op_misplaced(sl_ini *ini, const sl_op_spec *op, const sl_ini_key *k, int line)
 {
   if (op->kind == SL_OP_SINK)
-    return sl__fail(ini, line, "key '%s' does not apply to a sink: a sink takes 'kind' only",
-                    k->name);
+    return sl_ini_fail(ini, line, "key '%s' does not apply to a sink: a sink takes 'kind' only", k->name);
   if (k->kinds == SL__SOURCE)
-    return sl__fail(ini, line, "key '%s' applies to a source only; '%s' is a %s", k->name,
-                    op->name, sl_op_kind_name(op->kind));
-  return sl__fail(ini, line, "key '%s' does not apply to a %s operator", k->name,
-                  sl_op_kind_name(op->kind));
+    return sl_ini_fail(ini, line, "key '%s' applies to a source only; '%s' is a %s", k->name, op->name,
+                       sl_op_kind_name(op->kind));
+  return sl_ini_fail(ini, line, "key '%s' does not apply to a %s operator", k->name, sl_op_kind_name(op->kind));
 }
 
 /* A key that is not an operator key: a parameter of the kernel, or a typo. */
-static int sl__op_param(sl__wl_parser *p, const sl_kernel_info *k, const char *name, int line)
+static int sl__op_param(sl_ini *ini, sl__wl_parser *p, const sl_kernel_info *k, const char *name, int line)
 {
-  sl__ini *ini = &p->ini;
   sl_op_spec *op = p->op;
   if (op->kind == SL_OP_SINK)
-    return sl__fail(ini, line, "unknown key '%s': a sink takes 'kind' only", name);
+    return sl_ini_fail(ini, line, "unknown key '%s': a sink takes 'kind' only", name);
   if (!sl_kernel_info_has_param(k, name))
-    return sl__fail(ini, line, "unknown key '%s': not an operator key, nor a parameter of "
-                    "kernel '%s'", name, k->name);
+    return sl_ini_fail(ini, line, "unknown key '%s': not an operator key, nor a parameter of kernel '%s'", name,
+                       k->name);
   for (int i = 0; i < p->nparams; i++) {
     if (strcmp(p->params[i].name, name) != 0)
       continue;
     sl_param *param = &op->params[op->nparams++];
     snprintf(param->name, sizeof param->name, "%s", name);
     if (sl_parse_number(p->params[i].value, &param->value) != 0)
-      return sl__fail(ini, line, "malformed value '%s' for kernel parameter '%s': expected a "
-                      "number", p->params[i].value, name);
+      return sl_ini_fail(ini, line, "malformed value '%s' for kernel parameter '%s': expected a number",
+                         p->params[i].value, name);
   }
   return 0;
 }
 
 /* Every key fits the operator's kind, in file order so the first wrong one is named. */
-static int sl__op_check_keys(sl__wl_parser *p, const sl_kernel_info *kernel)
+static int sl__op_check_keys(sl_ini *ini, sl__wl_parser *p, const sl_kernel_info *kernel)
 {
-  sl__ini *ini = &p->ini;
-  for (int i = 0; i < ini->nkeys; i++) {
-    const sl__key *k = sl__find_key(sl__op_keys, ini->keys[i].name);
-    if (k && !(k->kinds & SL__K(p->op->kind)))
-      return sl__op_misplaced(ini, p->op, k, ini->keys[i].line);
-    if (!k && sl__op_param(p, kernel, ini->keys[i].name, ini->keys[i].line) != 0)
-      return ini->rc;
+  for (int i = 0; i < sl_ini_nkeys(ini); i++) {
+    int line = 0;
+    const char *name = sl_ini_key_at(ini, i, &line);
+    const sl_ini_key *k = sl_ini_find_key(sl__op_keys, name);
+    if (k && !sl_ini_key_applies(k, (int)p->op->kind))
+      return sl__op_misplaced(ini, p->op, k, line);
+    if (!k && sl__op_param(ini, p, kernel, name, line) != 0)
+      return sl_ini_error(ini);
   }
+  return 0;
+}
+
+/* What a task-running operator's keys imply together. */
+static int sl__op_check_costs(sl_ini *ini, sl_op_spec *op)
+{
+  char what[SL_NAME_MAX + 16];
+  snprintf(what, sizeof what, "%s '%s'", op->kind == SL_OP_SOURCE ? "source" : "operator", op->name);
+  if (sl_ini_check_required(ini, sl__op_keys, (int)op->kind, what, op->line) != 0)
+    return sl_ini_error(ini);
+  /* The model counts rows in int64_t; more would overflow, not run for ages. */
+  if (op->kind == SL_OP_SOURCE && op->tasks > INT64_MAX / op->rows_per_task)
+    return sl_ini_fail(ini, sl_ini_key_line(ini, "rows_per_task"),
+                       "source '%s' makes tasks x rows_per_task rows, more than 2^63", op->name);
+  /* An accelerator operator holds no CPU slot unless it asks for one, as in Ray. */
+  if (!sl_ini_key_line(ini, "cpu"))
+    op->cpu = op->gpu > 0 ? 0 : 1;
+  if (op->cpu + op->gpu <= 0) {
+    int line = sl_ini_key_line(ini, "cpu");
+    return sl_ini_fail(ini, line ? line : op->line, "operator '%s' asks for no CPU and no GPU", op->name);
+  }
+  int tpb = sl_ini_key_line(ini, "time_per_batch");
+  if (tpb && op->batch_size == 0)
+    return sl_ini_fail(ini, tpb, "'time_per_batch' needs 'batch_size' in operator '%s'", op->name);
   return 0;
 }
 
 /* The operator's section is complete: check what depends on several keys. */
-static int sl__wl_end(sl__ini *ini)
+static int sl__wl_end(sl_ini *ini)
 {
-  sl__wl_parser *p = ini->user;
+  sl__wl_parser *p = sl_ini_user(ini);
   sl_op_spec *op = p->op;
   const sl_kernel_info *kernel = NULL;
   if (!op)
     return 0;
-  if (!sl__key_line(ini, "kind"))
-    return sl__fail(ini, op->line, "operator '%s' is missing required key 'kind'", op->name);
-  if (op->kind != SL_OP_SINK && sl__op_kernel(p, &kernel) != 0)
-    return ini->rc;
-  if (sl__op_check_keys(p, kernel) != 0)
-    return ini->rc;
+  if (!sl_ini_key_line(ini, "kind"))
+    return sl_ini_fail(ini, op->line, "operator '%s' is missing required key 'kind'", op->name);
+  if (op->kind != SL_OP_SINK && sl__op_kernel(ini, op, &kernel) != 0)
+    return sl_ini_error(ini);
+  if (sl__op_check_keys(ini, p, kernel) != 0)
+    return sl_ini_error(ini);
   if (op->kind == SL_OP_SINK)
     return 0;
-  for (int i = 0; op->kind == SL_OP_SOURCE && sl__source_required[i]; i++)
-    if (!sl__key_line(ini, sl__source_required[i]))
-      return sl__fail(ini, op->line, "source '%s' is missing required key '%s'", op->name,
-                      sl__source_required[i]);
-  /* The model counts rows in int64_t; more would overflow, not run for ages. */
-  if (op->kind == SL_OP_SOURCE && op->tasks > INT64_MAX / op->rows_per_task)
-    return sl__fail(ini, sl__key_line(ini, "rows_per_task"), "source '%s' makes tasks x "
-                    "rows_per_task rows, more than 2^63", op->name);
-  /* An accelerator operator holds no CPU slot unless it asks for one, as in Ray. */
-  if (!sl__key_line(ini, "cpu"))
-    op->cpu = op->gpu > 0 ? 0 : 1;
-  if (op->cpu + op->gpu <= 0) {
-    int line = sl__key_line(ini, "cpu");
-    return sl__fail(ini, line ? line : op->line, "operator '%s' asks for no CPU and no GPU",
-                    op->name);
-  }
-  int tpb = sl__key_line(ini, "time_per_batch");
-  if (tpb && op->batch_size == 0)
-    return sl__fail(ini, tpb, "'time_per_batch' needs 'batch_size' in operator '%s'", op->name);
-  return 0;
+  return sl__op_check_costs(ini, op);
 }
 
 /* Checks that the operators form a pipeline: one source, first; a sink, if any, last. */
-static int sl__wl_check_pipeline(sl__wl_parser *p)
+static int sl__wl_check_pipeline(const sl__wl_parser *p, const char *path, char *err, size_t errlen)
 {
-  sl__ini *ini = &p->ini;
   const sl_workload *w = p->w;
-  if (w->nops == 0)
-    return sl__fail(ini, p->workload_line ? p->workload_line : 1,
-                    "no operators: a workload needs at least a source section");
-  if (w->ops[0].kind != SL_OP_SOURCE)
-    return sl__fail(ini, w->ops[0].line,
-                    "the first operator '%s' is a %s; a pipeline starts with a source",
-                    w->ops[0].name, sl_op_kind_name(w->ops[0].kind));
+  if (w->nops == 0) {
+    sl__msg(err, errlen, "%s:%d: no operators: a workload needs at least a source section", path,
+            p->workload_line ? p->workload_line : 1);
+    return SL_EPARSE;
+  }
+  if (w->ops[0].kind != SL_OP_SOURCE) {
+    sl__msg(err, errlen, "%s:%d: the first operator '%s' is a %s; a pipeline starts with a source", path,
+            w->ops[0].line, w->ops[0].name, sl_op_kind_name(w->ops[0].kind));
+    return SL_EPARSE;
+  }
   for (int i = 1; i < w->nops; i++) {
     const sl_op_spec *op = &w->ops[i];
-    if (op->kind == SL_OP_SOURCE)
-      return sl__fail(ini, op->line, "operator '%s' is a second source; a pipeline has one "
-                      "source, first", op->name);
-    if (op->kind == SL_OP_SINK && i != w->nops - 1)
-      return sl__fail(ini, op->line, "sink '%s' must be the last operator", op->name);
+    if (op->kind == SL_OP_SOURCE) {
+      sl__msg(err, errlen, "%s:%d: operator '%s' is a second source; a pipeline has one source, first", path,
+              op->line, op->name);
+      return SL_EPARSE;
+    }
+    if (op->kind == SL_OP_SINK && i != w->nops - 1) {
+      sl__msg(err, errlen, "%s:%d: sink '%s' must be the last operator", path, op->line, op->name);
+      return SL_EPARSE;
+    }
   }
   return 0;
 }
 
-int sl_workload_load(const char *path, sl_workload *out, char *err, size_t errlen)
+/* A spec without [workload] runs on defaults its author may not know of. */
+static void sl__wl_warn_defaults(const sl__wl_parser *p, const char *path, sl_spec_warnings *warn)
 {
-  static const sl__ini_ops ops = {sl__wl_section, sl__wl_key, sl__wl_end};
+  char size[SL_FORMAT_MAX];
+  if (p->workload_line)
+    return;
+  sl__warn(warn, "%s:1: warning: no [workload] section: the workload is named '%s' after its file, and "
+           "target_partition is %s; a [workload] section sets them", path, p->w->name,
+           sl_format_size(p->w->target_partition_bytes, size, sizeof size));
+}
+
+int sl_workload_load_warn(const char *path, sl_workload *out, sl_spec_warnings *warn, char *err, size_t errlen)
+{
+  static const sl_ini_ops ops = {sl__wl_section, sl__wl_key, sl__wl_end};
   if (!path || !out)
     return SL_EINVAL;
   if (err && errlen)
     err[0] = '\0';
+  if (warn)
+    warn->n = 0;
   sl__wl_parser *p = calloc(1, sizeof *p + sizeof *p->w);
   if (!p) {
     sl__msg(err, errlen, "%s: %s", path, sl_strerror(SL_ENOMEM));
@@ -805,21 +456,27 @@ int sl_workload_load(const char *path, sl_workload *out, char *err, size_t errle
   }
   sl_workload *w = (sl_workload *)(p + 1);
   p->w = w;
-  w->target_partition_bytes = 128e6; /* Ray Data's default target block size */
-  w->seed = 1;
-  int rc = sl__ini_run(&p->ini, path, &ops, p, err, errlen);
+  int rc = sl_ini_set_defaults(sl__workload_keys, w, err, errlen);
   if (!rc)
-    rc = sl__wl_check_pipeline(p);
+    rc = sl_ini_parse(path, &ops, p, err, errlen);
+  if (!rc)
+    rc = sl__wl_check_pipeline(p, path, err, errlen);
   if (!rc) {
     if (!w->name[0])
       sl__stem(w->name, sizeof w->name, path);
     snprintf(w->path, sizeof w->path, "%s", path);
+    sl__wl_warn_defaults(p, path, warn);
     *out = *w;
   } else {
     memset(out, 0, sizeof *out);
   }
   free(p);
   return rc;
+}
+
+int sl_workload_load(const char *path, sl_workload *out, char *err, size_t errlen)
+{
+  return sl_workload_load_warn(path, out, NULL, err, errlen);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -829,165 +486,172 @@ int sl_workload_load(const char *path, sl_workload *out, char *err, size_t errle
 #define SL__CL(field) offsetof(sl_cluster, field)
 #define SL__GR(field) offsetof(sl_node_group, field)
 
-static const sl__key sl__cluster_keys[] = {
-  {"backbone", SL__T_BANDWIDTH, SL__CL(backbone_bps), SL__R_POS, 1, 0},
-  {"latency", SL__T_TIME, SL__CL(latency_s), SL__R_NONNEG, 1, 0},
-  {"storage_bandwidth", SL__T_BANDWIDTH, SL__CL(storage_bps), SL__R_POS, 1, 0},
-  {"storage_latency", SL__T_TIME, SL__CL(storage_latency_s), SL__R_NONNEG, 1, 0},
-  {NULL, 0, 0, 0, 0, 0},
+static const sl_ini_key sl__cluster_keys[] = {
+  {.name = "name", .type = SL_INI_NAME, .offset = SL__CL(name), .size = SL_NAME_MAX,
+   .dflt_doc = "the file's name, without folder and extension", .doc = "the cluster's name in outputs"},
+  {.name = "description", .type = SL_INI_TEXT, .doc = "free text for readers; ignored"},
+  {.name = "backbone", .type = SL_INI_BANDWIDTH, .unit = "B/s", .range = SL_INI_POS,
+   .offset = SL__CL(backbone_bps), .dflt = "100Gbps", .doc = "the network all nodes share"},
+  /* 0.05ms rather than 50us: it parses to exactly the 50e-6 specs have always had */
+  {.name = "latency", .type = SL_INI_TIME, .unit = "s", .range = SL_INI_NONNEG, .offset = SL__CL(latency_s),
+   .dflt = "0.05ms", .doc = "per hop between nodes (within a cloud availability zone by default)"},
+  {.name = "storage_bandwidth", .type = SL_INI_BANDWIDTH, .unit = "B/s", .range = SL_INI_POS,
+   .offset = SL__CL(storage_bps), .dflt_doc = "none: no storage link is modelled",
+   .doc = "the link to remote storage (S3-like) that sources' read_bytes_per_row share"},
+  {.name = "storage_latency", .type = SL_INI_TIME, .unit = "s", .range = SL_INI_NONNEG,
+   .offset = SL__CL(storage_latency_s), .dflt = "10ms", .doc = "to the first byte of a read from remote storage"},
+  {.name = NULL},
 };
 
-static const sl__key sl__group_keys[] = {
-  {"count", SL__T_INT, SL__GR(count), SL__R_ONE, 1, 0},
-  {"cpu", SL__T_REAL, SL__GR(cpu), SL__R_NONNEG, 1, 0},
-  {"gpu", SL__T_REAL, SL__GR(gpu), SL__R_NONNEG, 1, 0},
-  {"memory", SL__T_SIZE, SL__GR(memory_bytes), SL__R_POS, 1, 0},
-  {"store", SL__T_SIZE, SL__GR(store_bytes), SL__R_POS, 1, 0},
-  {"cpu_speed", SL__T_REAL, SL__GR(cpu_speed), SL__R_POS, 1, 0},
-  {"gpu_speed", SL__T_REAL, SL__GR(gpu_speed), SL__R_POS, 1, 0},
-  {"nic", SL__T_BANDWIDTH, SL__GR(nic_bps), SL__R_POS, 1, 0},
-  {"price_per_hour", SL__T_PRICE, SL__GR(price_per_hour), SL__R_NONNEG, 1, 0},
-  {"min", SL__T_INT, SL__GR(min_count), SL__R_NONNEG, 1, 0},
-  {"max", SL__T_INT, SL__GR(max_count), SL__R_ONE, 1, 0},
-  {NULL, 0, 0, 0, 0, 0},
+static const sl_ini_key sl__group_keys[] = {
+  {.name = "count", .type = SL_INI_INT, .unit = "nodes", .range = SL_INI_ONE, .offset = SL__GR(count),
+   .dflt = "1", .doc = "identical nodes in the group"},
+  {.name = "cpu", .type = SL_INI_REAL, .unit = "slots", .range = SL_INI_NONNEG, .offset = SL__GR(cpu),
+   .required = 1, .doc = "CPU slots per node (logical, as in Ray: 8 slots of a sleep-bound operator fit 2 cores)"},
+  {.name = "gpu", .type = SL_INI_REAL, .unit = "slots", .range = SL_INI_NONNEG, .offset = SL__GR(gpu),
+   .dflt = "0", .doc = "GPU slots per node"},
+  {.name = "memory", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_POS, .offset = SL__GR(memory_bytes),
+   .required = 1, .doc = "host memory per node"},
+  {.name = "store", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_POS, .offset = SL__GR(store_bytes),
+   .dflt_doc = "30% of memory (Ray's object store)", .doc = "the partition store's budget per node; at most memory"},
+  {.name = "cpu_speed", .type = SL_INI_REAL, .range = SL_INI_POS, .offset = SL__GR(cpu_speed), .dflt = "1",
+   .doc = "speed of a CPU slot relative to the cost model's speed 1 (2: tasks take half the time)"},
+  {.name = "gpu_speed", .type = SL_INI_REAL, .range = SL_INI_POS, .offset = SL__GR(gpu_speed), .dflt = "1",
+   .doc = "speed of a GPU slot relative to the cost model's speed 1"},
+  {.name = "nic", .type = SL_INI_BANDWIDTH, .unit = "B/s", .range = SL_INI_POS, .offset = SL__GR(nic_bps),
+   .dflt = "10Gbps", .doc = "each node's network interface"},
+  {.name = "price_per_hour", .type = SL_INI_PRICE, .unit = "$ per node-hour", .range = SL_INI_NONNEG,
+   .offset = SL__GR(price_per_hour), .dflt = "0", .doc = "what a node costs, for `sluice capacity`"},
+  {.name = "accelerator", .type = SL_INI_NAME, .offset = SL__GR(accelerator), .size = SL_NAME_MAX,
+   .dflt_doc = "none", .doc = "a label for the group's GPUs (`a100`) that operators' `accelerator` may name"},
+  {.name = "min", .type = SL_INI_INT, .unit = "nodes", .range = SL_INI_NONNEG, .offset = SL__GR(min_count),
+   .dflt = "0", .doc = "fewest nodes of the group a capacity search tries"},
+  {.name = "max", .type = SL_INI_INT, .unit = "nodes", .range = SL_INI_ONE, .offset = SL__GR(max_count),
+   .dflt_doc = "count", .doc = "most nodes of the group a capacity search tries"},
+  {.name = NULL},
 };
 
 typedef struct {
-  sl__ini ini;
   sl_cluster *c;
   int cluster_line;     /* the [cluster] header, 0 when there is none */
   sl_node_group *group; /* the group being read, NULL in [cluster] */
 } sl__cl_parser;
 
-static int sl__cl_group(sl__cl_parser *p, const char *name, int line)
+static int sl__cl_group(sl_ini *ini, sl__cl_parser *p, const char *name, int line)
 {
-  sl__ini *ini = &p->ini;
   sl_cluster *c = p->c;
+  char err[256];
   if (!*name)
-    return sl__fail(ini, line, "a node group needs a name: [group NAME]");
-  if (sl__check_name(ini, "node group", name, line) != 0)
-    return ini->rc;
+    return sl_ini_fail(ini, line, "a node group needs a name: [group NAME]");
+  if (sl_ini_check_name(ini, "node group name", name, SL_NAME_MAX, line) != 0)
+    return sl_ini_error(ini);
   for (int g = 0; g < c->ngroups; g++)
     if (strcmp(c->groups[g].name, name) == 0)
-      return sl__fail(ini, line, "duplicate node group '%s' (first defined at line %d)", name,
-                      c->groups[g].line);
+      return sl_ini_fail(ini, line, "duplicate node group '%s' (first defined at line %d)", name, c->groups[g].line);
   if (c->ngroups == SL_MAX_GROUPS)
-    return sl__fail(ini, line, "more than %d node groups", SL_MAX_GROUPS);
+    return sl_ini_fail(ini, line, "more than %d node groups", SL_MAX_GROUPS);
   sl_node_group *g = &c->groups[c->ngroups++];
-  *g = (sl_node_group){.line = line, .count = 1, .cpu_speed = 1, .gpu_speed = 1,
-                       .nic_bps = 10e9 / 8}; /* 10 Gbps: a common cloud NIC */
-  /* sl__check_name() has bounded the length; the precision tells the compiler. */
+  memset(g, 0, sizeof *g);
+  g->line = line;
+  if (sl_ini_set_defaults(sl__group_keys, g, err, sizeof err) != 0)
+    return sl_ini_fail(ini, line, "%s", err);
+  /* sl_ini_check_name() has bounded the length; the precision tells the compiler. */
   snprintf(g->name, sizeof g->name, "%.*s", (int)sizeof g->name - 1, name);
   p->group = g;
   return 0;
 }
 
-static int sl__cl_section(sl__ini *ini, const char *name, int line)
+static int sl__cl_section(sl_ini *ini, const char *name, int line)
 {
-  sl__cl_parser *p = ini->user;
+  sl__cl_parser *p = sl_ini_user(ini);
   p->group = NULL;
   if (strcmp(name, "cluster") == 0) {
     if (p->cluster_line)
-      return sl__fail(ini, line, "duplicate section [cluster] (first at line %d)",
-                      p->cluster_line);
+      return sl_ini_fail(ini, line, "duplicate section [cluster] (first at line %d)", p->cluster_line);
     p->cluster_line = line;
     return 0;
   }
   if (strncmp(name, "group", 5) == 0 && (name[5] == '\0' || isspace((unsigned char)name[5]))) {
-    char group[INI_MAX_LINE];
+    char group[SL__LINE_MAX];
     sl__trim_copy(group, sizeof group, name + 5, strlen(name + 5));
-    return sl__cl_group(p, group, line);
+    return sl__cl_group(ini, p, group, line);
   }
-  return sl__fail(ini, line, "unknown section [%s] (expected [cluster] or [group NAME])", name);
+  return sl_ini_fail(ini, line, "unknown section [%s] (expected [cluster] or [group NAME])", name);
 }
 
-static int sl__cl_key(sl__ini *ini, const char *key, const char *value, int line)
+static int sl__cl_key(sl_ini *ini, const char *key, const char *value, int line)
 {
-  sl__cl_parser *p = ini->user;
+  sl__cl_parser *p = sl_ini_user(ini);
+  char names[320];
   if (p->group) {
-    if (strcmp(key, "accelerator") == 0) {
-      if (sl__check_name(ini, "accelerator", value, line) != 0)
-        return ini->rc;
-      snprintf(p->group->accelerator, sizeof p->group->accelerator, "%.*s", SL_NAME_MAX - 1, value);
-      return 0;
-    }
-    const sl__key *k = sl__find_key(sl__group_keys, key);
+    const sl_ini_key *k = sl_ini_find_key(sl__group_keys, key);
     if (!k)
-      return sl__fail(ini, line, "unknown key '%s' in node group '%s' (expected count, cpu, "
-                      "gpu, memory, store, cpu_speed, gpu_speed, nic, price_per_hour, "
-                      "accelerator, min or max)",
-                      key, p->group->name);
-    return sl__set_field(ini, k, p->group, value, line);
+      return sl_ini_fail(ini, line, "unknown key '%s' in node group '%s' (expected %s)", key, p->group->name,
+                         sl_ini_key_names(sl__group_keys, -1, names, sizeof names));
+    return sl_ini_set(ini, k, p->group, value, line);
   }
-  if (strcmp(key, "name") == 0) {
-    if (sl__check_name(ini, "cluster", value, line) != 0)
-      return ini->rc;
-    snprintf(p->c->name, sizeof p->c->name, "%s", value);
-    return 0;
-  }
-  if (strcmp(key, "description") == 0)
-    return 0;
-  const sl__key *k = sl__find_key(sl__cluster_keys, key);
+  const sl_ini_key *k = sl_ini_find_key(sl__cluster_keys, key);
   if (!k)
-    return sl__fail(ini, line, "unknown key '%s' in [cluster] (expected name, description, "
-                    "backbone, latency, storage_bandwidth or storage_latency)", key);
-  return sl__set_field(ini, k, p->c, value, line);
+    return sl_ini_fail(ini, line, "unknown key '%s' in [cluster] (expected %s)", key,
+                       sl_ini_key_names(sl__cluster_keys, -1, names, sizeof names));
+  return sl_ini_set(ini, k, p->c, value, line);
 }
 
-static int sl__cl_end(sl__ini *ini)
+/* The group's section is complete: fill what depends on other keys, then check. */
+static int sl__cl_end(sl_ini *ini)
 {
-  sl__cl_parser *p = ini->user;
+  sl__cl_parser *p = sl_ini_user(ini);
   sl_node_group *g = p->group;
+  char what[SL_NAME_MAX + 16];
   if (!g)
     return 0;
-  static const char *const required[] = {"cpu", "memory", NULL};
-  for (int i = 0; required[i]; i++)
-    if (!sl__key_line(ini, required[i]))
-      return sl__fail(ini, g->line, "node group '%s' is missing required key '%s'", g->name,
-                      required[i]);
+  snprintf(what, sizeof what, "node group '%s'", g->name);
+  if (sl_ini_check_required(ini, sl__group_keys, -1, what, g->line) != 0)
+    return sl_ini_error(ini);
   /* Ray gives the object store 30% of a node's memory by default. */
-  int store = sl__key_line(ini, "store");
+  int store = sl_ini_key_line(ini, "store");
   if (!store)
     g->store_bytes = 0.3 * g->memory_bytes;
   if (g->store_bytes > g->memory_bytes) {
     char s[SL_FORMAT_MAX], m[SL_FORMAT_MAX];
-    return sl__fail(ini, store, "store (%s) is larger than memory (%s)",
-                    sl_format_size(g->store_bytes, s, sizeof s),
-                    sl_format_size(g->memory_bytes, m, sizeof m));
+    return sl_ini_fail(ini, store, "store (%s) is larger than memory (%s)", sl_format_size(g->store_bytes, s, sizeof s),
+                       sl_format_size(g->memory_bytes, m, sizeof m));
   }
   if (g->cpu + g->gpu <= 0)
-    return sl__fail(ini, sl__key_line(ini, "cpu"), "node group '%s' has no CPU and no GPU slots",
-                    g->name);
+    return sl_ini_fail(ini, sl_ini_key_line(ini, "cpu"), "node group '%s' has no CPU and no GPU slots", g->name);
   if (g->accelerator[0] && g->gpu <= 0)
-    return sl__fail(ini, sl__key_line(ini, "accelerator"), "node group '%s' names accelerator "
-                    "'%s' but has no GPU slots (set gpu)", g->name, g->accelerator);
+    return sl_ini_fail(ini, sl_ini_key_line(ini, "accelerator"), "node group '%s' names accelerator '%s' but has "
+                       "no GPU slots (set gpu)", g->name, g->accelerator);
   if (!g->max_count)
     g->max_count = g->count;
   if (g->min_count > g->max_count)
-    return sl__fail(ini, sl__key_line(ini, "min"), "min (%d) is larger than max (%d)",
-                    g->min_count, g->max_count);
+    return sl_ini_fail(ini, sl_ini_key_line(ini, "min"), "min (%d) is larger than max (%d)", g->min_count,
+                       g->max_count);
   return 0;
 }
 
-static int sl__cl_check(sl__cl_parser *p)
+static int sl__cl_check(const sl__cl_parser *p, const char *path, char *err, size_t errlen)
 {
-  sl__ini *ini = &p->ini;
   const sl_cluster *c = p->c;
-  if (c->ngroups == 0)
-    return sl__fail(ini, p->cluster_line ? p->cluster_line : 1,
-                    "no node groups: a cluster needs at least one [group NAME] section");
+  if (c->ngroups == 0) {
+    sl__msg(err, errlen, "%s:%d: no node groups: a cluster needs at least one [group NAME] section", path,
+            p->cluster_line ? p->cluster_line : 1);
+    return SL_EPARSE;
+  }
   long long nodes = 0;
   for (int g = 0; g < c->ngroups; g++)
     nodes += c->groups[g].count;
-  if (nodes > SL__MAX_NODES)
-    return sl__fail(ini, c->groups[c->ngroups - 1].line, "%lld nodes in all; at most %d", nodes,
-                    SL__MAX_NODES);
+  if (nodes > SL__MAX_NODES) {
+    sl__msg(err, errlen, "%s:%d: %lld nodes in all; at most %d", path, c->groups[c->ngroups - 1].line, nodes,
+            SL__MAX_NODES);
+    return SL_EPARSE;
+  }
   return 0;
 }
 
 int sl_cluster_load(const char *path, sl_cluster *out, char *err, size_t errlen)
 {
-  static const sl__ini_ops ops = {sl__cl_section, sl__cl_key, sl__cl_end};
+  static const sl_ini_ops ops = {sl__cl_section, sl__cl_key, sl__cl_end};
   if (!path || !out)
     return SL_EINVAL;
   if (err && errlen)
@@ -1000,12 +664,11 @@ int sl_cluster_load(const char *path, sl_cluster *out, char *err, size_t errlen)
   }
   sl_cluster *c = (sl_cluster *)(p + 1);
   p->c = c;
-  c->backbone_bps = 100e9 / 8;   /* 100 Gbps */
-  c->latency_s = 50e-6;          /* within one cloud availability zone */
-  c->storage_latency_s = 10e-3;  /* first byte from an S3-like store */
-  int rc = sl__ini_run(&p->ini, path, &ops, p, err, errlen);
+  int rc = sl_ini_set_defaults(sl__cluster_keys, c, err, errlen);
   if (!rc)
-    rc = sl__cl_check(p);
+    rc = sl_ini_parse(path, &ops, p, err, errlen);
+  if (!rc)
+    rc = sl__cl_check(p, path, err, errlen);
   if (!rc) {
     if (!c->name[0])
       sl__stem(c->name, sizeof c->name, path);
@@ -1020,6 +683,125 @@ int sl_cluster_load(const char *path, sl_cluster *out, char *err, size_t errlen)
     memset(out, 0, sizeof *out);
   free(p);
   return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The reference                                                             */
+/* ------------------------------------------------------------------------ */
+
+static void sl__write_values(FILE *f)
+{
+  char time[128], size[128], bw[256];
+  sl_value_units(SL_VALUE_TIME, time, sizeof time);
+  sl_value_units(SL_VALUE_SIZE, size, sizeof size);
+  sl_value_units(SL_VALUE_BANDWIDTH, bw, sizeof bw);
+  fprintf(f, "### Values\n\n"
+             "| type | written as | units |\n"
+             "|---|---|---|\n"
+             "| time | a number and its unit, such as `0.5s` or `20ms`; a bare number is refused, "
+             "since it could be seconds or milliseconds (0 excepted) | %s |\n"
+             "| size | a number and its unit, such as `100MB` or `1.5GiB`; a bare number is bytes | %s |\n"
+             "| bandwidth | a number and its unit, such as `10Gbps` or `1.25GB/s`: bits (b) or bytes (B) "
+             "per second; a bare number is refused (0 excepted) | %s |\n"
+             "| number | a plain number: `0.5`, `2`, `1e-3` | |\n"
+             "| integer | a whole number: `160` | |\n"
+             "| price | dollars, with an optional `$`: `1.212`, `$0.384` | |\n"
+             "| name | letters, digits, `_`, `-` and `.` | |\n"
+             "| names | names separated by commas: `a10g, a100` | |\n"
+             "| text | anything to the end of the line | |\n\n"
+             "Size and time units match in any case (`150kb` is 150 KB, `5MS` is 5 ms). Bandwidth units "
+             "are case-sensitive: `Mbps` (megabits) and `MBps` (megabytes per second) differ eightfold.\n\n",
+          time, size, bw);
+}
+
+/* "width (256, 1 to 65535), height (...)": the parameters of a kernel. */
+static void sl__kernel_params(const sl_kernel_info *k, char *buf, size_t n)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; k->params[i] && used < n; i++) {
+    int dflt = 0, lo = 0, hi = 0;
+    int w = sl_kernel_param_range(k->name, k->params[i], &dflt, &lo, &hi)
+              ? snprintf(buf + used, n - used, "%s`%s` (default %d, %d to %d)", i ? ", " : "", k->params[i],
+                         dflt, lo, hi)
+              : snprintf(buf + used, n - used, "%s`%s`", i ? ", " : "", k->params[i]);
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
+}
+
+static void sl__write_kernels(FILE *f)
+{
+  char params[512];
+  fprintf(f, "### Kernels\n\n"
+             "The `kernel` of an operator: the code its tasks run in `sluice run` (the simulator "
+             "only times them). A kernel's parameters are keys of the operator's section, whole numbers.\n\n"
+             "| kernel | kinds | parameters | what it does |\n"
+             "|---|---|---|---|\n");
+  for (int i = 0; i < sl_kernel_info_count(); i++) {
+    const sl_kernel_info *k = sl_kernel_info_at(i);
+    sl__kernel_params(k, params, sizeof params);
+    fprintf(f, "| `%s` | %s | %s | %s |\n", k->name, k->source ? "source" : "map, map_batches, all_to_all",
+            params[0] ? params : "none", k->summary);
+  }
+  fprintf(f, "\n");
+}
+
+static const sl_ini_schema sl__workload_schema = {
+  .title = "Workload spec: [workload]",
+  .intro = "Optional, first. A workload spec without it runs on the defaults below, and says so on "
+           "standard error.",
+  .keys = sl__workload_keys,
+};
+
+static const sl_ini_schema sl__op_schema = {
+  .title = "Workload spec: one section per operator, [NAME]",
+  .intro = "In pipeline order; the section's name is the operator's. A pipeline starts with one source "
+           "and may end with a sink, which takes `kind` only. A task's time at speed 1 is "
+           "time_per_task + rows in x time_per_row + batches x time_per_batch + MB in x time_per_mb, "
+           "divided by its node's cpu_speed (gpu_speed when it holds a GPU). Every other key of the "
+           "section must be a parameter of its kernel (Kernels, below). The kinds column says which "
+           "kinds of operator take a key.",
+  .keys = sl__op_keys,
+  .kinds = sl__kind_names,
+};
+
+static const sl_ini_schema sl__cluster_schema = {
+  .title = "Cluster spec: [cluster]",
+  .intro = "Optional. A node-types file (`sluice capacity --node-types`) is a cluster spec too.",
+  .keys = sl__cluster_keys,
+};
+
+static const sl_ini_schema sl__group_schema = {
+  .title = "Cluster spec: one section per node group, [group NAME]",
+  .intro = "At least one. Nodes are numbered from 0 in the order of the groups, and `--fail` names a "
+           "node by that number or as GROUP.INDEX (`gpu.0`).",
+  .keys = sl__group_keys,
+};
+
+void sl_spec_write_reference(FILE *f)
+{
+  sl__write_values(f);
+  sl_ini_write_reference(&sl__workload_schema, f);
+  sl_ini_write_reference(&sl__op_schema, f);
+  sl__write_kernels(f);
+  sl_ini_write_reference(&sl__cluster_schema, f);
+  sl_ini_write_reference(&sl__group_schema, f);
+}
+
+const sl_ini_key *sl_spec_keys(sl_spec_section section)
+{
+  switch (section) {
+  case SL_SPEC_WORKLOAD:
+    return sl__workload_keys;
+  case SL_SPEC_OPERATOR:
+    return sl__op_keys;
+  case SL_SPEC_CLUSTER:
+    return sl__cluster_keys;
+  default:
+    return sl__group_keys;
+  }
 }
 
 /* ------------------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /**
  * @file spec.h
- * @brief Workload and cluster specs: INI files (inih) into sl_workload and
+ * @brief Workload and cluster specs: INI files (workloads/typed_ini.h) into sl_workload and
  *        sl_cluster, with every error located as `FILE:LINE: what is wrong`.
  *
  * Workload spec: an optional `[workload]` section (name, target_partition,
@@ -22,44 +22,55 @@
  *     cpu = 0.99
  *     time_per_row = 0.5s
  *
- * Operator keys: kind (required); kernel (default generate for a source,
- * sleep otherwise, none for a sink); cpu, gpu; time_per_task, time_per_row,
- * time_per_batch, time_per_mb (seconds per MB of input); time_spread;
- * rows_out_per_row; out_row_bytes; batch_size; concurrency; for sources
- * tasks, rows_per_task, row_bytes (required) and read_bytes_per_row;
- * accelerator (a comma list of labels: the operator runs only on nodes of
- * groups whose `accelerator` is one of them; default: any node). Any
- * other key must be a parameter of the kernel (workloads/kernel_registry.h).
- * A sink takes `kind` only.
+ * Every key, its type, unit, default and the kinds of operator that take it
+ * are in the tables of spec.c, which parse the files and also write the
+ * reference (sl_spec_write_reference(), `sluice spec`, docs/spec.md). In
+ * short: operators have a kind (source, map, map_batches, all_to_all,
+ * sink), a kernel and its parameters (workloads/kernel_registry.h),
+ * resource requests and a cost model; a source has tasks, rows_per_task and
+ * row_bytes. A cluster spec has an optional `[cluster]` section and one
+ * `[group NAME]` section per node group (cpu and memory required).
  *
- * Cluster spec: an optional `[cluster]` section (name, description,
- * backbone, latency, storage_bandwidth, storage_latency) and one
- * `[group NAME]` section per node group (count, cpu, gpu, memory, store,
- * cpu_speed, gpu_speed, nic, price_per_hour, accelerator: a label for the
- * group's GPUs such as a100, which operators may name; cpu and memory
- * required).
- * A group may also give `min` and `max`: the range of counts a capacity
- * search (`sluice capacity`) tries for it (default: 0 to count). A
- * node-types file is a cluster spec read that way.
+ * The syntax is that of workloads/typed_ini.h; values take the units of
+ * workloads/units.h (a time needs one).
  *
- * Comments start a line with `#` or `;`, or follow a value after ` ;`.
- * Sizes, times and bandwidths carry units (workloads/units.h).
- *
- * Loaders never write anything outside @p out and @p err. On error they
- * return SL_EIO (the file cannot be read) or SL_EPARSE, write the message
- * (NUL-terminated, truncated to @p errlen; @p err may be NULL) and zero
- * @p out. The old content of @p out is not freed.
+ * Loaders never write anything outside @p out, @p err and @p warn, and
+ * print nothing. On error they return SL_EIO (the file cannot be read) or
+ * SL_EPARSE, write the message (NUL-terminated, truncated to @p errlen;
+ * @p err may be NULL) and zero @p out. The old content of @p out is not
+ * freed.
  */
 #ifndef SL_SPEC_H
 #define SL_SPEC_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "models/cluster.h"
 #include "models/workload.h"
+#include "typed_ini.h"
+
+#define SL_SPEC_MAX_WARNINGS 4
+
+/**
+ * @brief What a spec that loads may not mean as written, one line each,
+ *        `FILE:LINE: warning: what`, for the caller to show (the loaders
+ *        print nothing).
+ */
+typedef struct {
+  int n;
+  char text[SL_SPEC_MAX_WARNINGS][320];
+} sl_spec_warnings;
 
 /** @brief Loads the workload spec at @p path into @p out. */
 int sl_workload_load(const char *path, sl_workload *out, char *err, size_t errlen);
+
+/**
+ * @brief sl_workload_load(), and the warnings of a spec that loaded into
+ *        @p warn (may be NULL): a spec without a `[workload]` section,
+ *        whose name and target partition are then defaults.
+ */
+int sl_workload_load_warn(const char *path, sl_workload *out, sl_spec_warnings *warn, char *err, size_t errlen);
 
 /**
  * @brief Loads the cluster spec at @p path into @p out and expands its
@@ -74,5 +85,14 @@ int sl_cluster_load(const char *path, sl_cluster *out, char *err, size_t errlen)
  *         but no node of cluster 'y' has more than 1` in @p err.
  */
 int sl_check_feasible(const sl_workload *w, const sl_cluster *c, char *err, size_t errlen);
+
+/** @brief Writes the reference of workload and cluster specs (Markdown), from the tables that parse them. */
+void sl_spec_write_reference(FILE *f);
+
+/** @brief The kinds of section of a spec, for sl_spec_keys(). */
+typedef enum { SL_SPEC_WORKLOAD, SL_SPEC_OPERATOR, SL_SPEC_CLUSTER, SL_SPEC_GROUP } sl_spec_section;
+
+/** @brief The key table of a kind of section (static storage), for tests and tools. */
+const sl_ini_key *sl_spec_keys(sl_spec_section section);
 
 #endif

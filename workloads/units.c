@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "models/error.h"
 
@@ -15,9 +16,17 @@ typedef struct {
   double scale; /* canonical units per one of this unit */
 } sl__unit;
 
+/* How a table of units matches what a spec writes. */
+typedef struct {
+  const sl__unit *units;
+  bool any_case;       /* 150kb is 150 KB: nothing of this kind counts bits */
+  bool bare_nonzero;   /* a bare number is in canonical units (bytes) */
+} sl__unit_rules;
+
+/* Case is folded for sizes, so one spelling of each unit is enough here. */
 static const sl__unit sl__size_units[] = {
   {"B", 1},
-  {"KB", 1e3},  {"kB", 1e3},  {"MB", 1e6},  {"GB", 1e9},  {"TB", 1e12}, {"PB", 1e15},
+  {"KB", 1e3},  {"MB", 1e6},  {"GB", 1e9},  {"TB", 1e12}, {"PB", 1e15},
   {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
   {NULL, 0},
 };
@@ -38,6 +47,23 @@ static const sl__unit sl__bandwidth_units[] = {
   {"KiB/s", 1024.0},  {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
   {NULL, 0},
 };
+
+static const sl__unit sl__no_units[] = {{NULL, 0}};
+
+static const sl__unit_rules sl__size_rules = {sl__size_units, true, true};
+static const sl__unit_rules sl__time_rules = {sl__time_units, true, false};
+static const sl__unit_rules sl__bandwidth_rules = {sl__bandwidth_units, false, false};
+static const sl__unit_rules sl__number_rules = {sl__no_units, false, true};
+
+/* Why a value was refused; sl_value_explain() turns it into words. */
+typedef enum {
+  SL__V_OK,
+  SL__V_MALFORMED,    /* no number where one belongs, or garbage after it */
+  SL__V_NEEDS_UNIT,   /* a bare number the unit would decide */
+  SL__V_UNKNOWN_UNIT, /* a unit the kind does not have */
+  SL__V_CASE,         /* a bandwidth unit in the wrong case: bits or bytes? */
+  SL__V_RANGE,        /* a number, but too large to hold */
+} sl__verdict;
 
 static const char *sl__skip_space(const char *p)
 {
@@ -84,91 +110,124 @@ static const char *sl__scan_number(const char *s)
   return p;
 }
 
-/* Converts the number in [s, end) with strtod; rejects overflow. */
-static int sl__convert(const char *s, const char *end, double *out)
+/* Converts the number in [s, end) with strtod; an overflow is out of range. */
+static sl__verdict sl__convert(const char *s, const char *end, double *out)
 {
   char buf[64];
   size_t len = (size_t)(end - s);
   if (len >= sizeof buf)
-    return SL_EPARSE;
+    return SL__V_RANGE; /* 64 digits: no quantity of ours is that precise */
   memcpy(buf, s, len);
   buf[len] = '\0';
   errno = 0;
   char *stop;
   double v = strtod(buf, &stop);
-  if (stop != buf + len || (errno == ERANGE && fabs(v) > 1.0) || !isfinite(v))
-    return SL_EPARSE;
+  if (stop != buf + len)
+    return SL__V_MALFORMED;
+  if ((errno == ERANGE && fabs(v) > 1.0) || !isfinite(v))
+    return SL__V_RANGE;
   *out = v;
-  return 0;
+  return SL__V_OK;
 }
 
-static const sl__unit *sl__find_unit(const sl__unit *units, const char *name, size_t len)
+static bool sl__same_name(const char *a, const char *b, size_t len, bool any_case)
+{
+  if (strlen(a) != len)
+    return false;
+  return any_case ? strncasecmp(a, b, len) == 0 : memcmp(a, b, len) == 0;
+}
+
+static const sl__unit *sl__find_unit(const sl__unit *units, const char *name, size_t len, bool any_case)
 {
   for (const sl__unit *u = units; u->name; u++)
-    if (strlen(u->name) == len && memcmp(u->name, name, len) == 0)
+    if (sl__same_name(u->name, name, len, any_case))
       return u;
   return NULL;
 }
 
-/* number [unit], where a missing unit means scale 1 when bare_ok. */
-static int sl__parse_scaled(const char *s, const sl__unit *units, bool bare_ok, double *out)
+/* The scale of the unit in [unit, unit + len), or why there is none. */
+static sl__verdict sl__unit_scale(const sl__unit_rules *r, const char *unit, size_t len, double *scale)
+{
+  const sl__unit *u = sl__find_unit(r->units, unit, len, false);
+  if (!u && r->any_case)
+    u = sl__find_unit(r->units, unit, len, true);
+  if (u) {
+    *scale = u->scale;
+    return SL__V_OK;
+  }
+  if (sl__find_unit(r->units, unit, len, true))
+    return SL__V_CASE;
+  return SL__V_UNKNOWN_UNIT;
+}
+
+/* number [unit]: the value in canonical units, or why it is not one. */
+static sl__verdict sl__judge(const char *s, const sl__unit_rules *r, double *out)
 {
   if (!s)
-    return SL_EPARSE;
+    return SL__V_MALFORMED;
   const char *start = sl__skip_space(s);
   const char *end = sl__scan_number(start);
-  double v;
-  if (!end || sl__convert(start, end, &v) != 0)
-    return SL_EPARSE;
-
+  double v = 0, scale = 1;
+  if (!end)
+    return SL__V_MALFORMED;
+  sl__verdict why = sl__convert(start, end, &v);
+  if (why != SL__V_OK)
+    return why;
   const char *unit = sl__skip_space(end);
   const char *unit_end = unit;
   while (*unit_end && !isspace((unsigned char)*unit_end))
     unit_end++;
   if (*sl__skip_space(unit_end) != '\0')
-    return SL_EPARSE;
-
-  double scale = 1;
+    return SL__V_MALFORMED;
   if (unit_end == unit) {
-    if (!bare_ok)
-      return SL_EPARSE;
-  } else {
-    const sl__unit *u = sl__find_unit(units, unit, (size_t)(unit_end - unit));
-    if (!u)
-      return SL_EPARSE;
-    scale = u->scale;
+    /* zero is zero in every unit */
+    if (!r->bare_nonzero && v != 0)
+      return SL__V_NEEDS_UNIT;
+  } else if (r->units == sl__no_units) {
+    return SL__V_MALFORMED;
+  } else if ((why = sl__unit_scale(r, unit, (size_t)(unit_end - unit), &scale)) != SL__V_OK) {
+    return why;
   }
   if (!isfinite(v * scale))
-    return SL_EPARSE;
+    return SL__V_RANGE;
   *out = v * scale;
+  return SL__V_OK;
+}
+
+static int sl__parse_scaled(const char *s, const sl__unit_rules *r, double *out)
+{
+  double v;
+  if (sl__judge(s, r, &v) != SL__V_OK)
+    return SL_EPARSE;
+  *out = v;
   return 0;
 }
 
 int sl_parse_size(const char *s, double *out)
 {
-  return sl__parse_scaled(s, sl__size_units, true, out);
+  return sl__parse_scaled(s, &sl__size_rules, out);
 }
 
 int sl_parse_time(const char *s, double *out)
 {
-  return sl__parse_scaled(s, sl__time_units, true, out);
+  return sl__parse_scaled(s, &sl__time_rules, out);
 }
 
 int sl_parse_bandwidth(const char *s, double *out)
 {
-  return sl__parse_scaled(s, sl__bandwidth_units, false, out);
+  return sl__parse_scaled(s, &sl__bandwidth_rules, out);
 }
 
 int sl_parse_number(const char *s, double *out)
 {
-  static const sl__unit none[] = {{NULL, 0}};
-  return sl__parse_scaled(s, none, true, out);
+  return sl__parse_scaled(s, &sl__number_rules, out);
 }
 
-int sl_parse_int(const char *s, int64_t *out)
+/* A plain decimal integer, or why it is not one that fits an int64_t. */
+static sl__verdict sl__judge_int(const char *s, int64_t *out)
 {
   if (!s)
-    return SL_EPARSE;
+    return SL__V_MALFORMED;
   const char *start = sl__skip_space(s);
   const char *p = start;
   int digits = 0;
@@ -176,13 +235,18 @@ int sl_parse_int(const char *s, int64_t *out)
     p++;
   p = sl__skip_digits(p, &digits);
   if (digits == 0 || *sl__skip_space(p) != '\0')
-    return SL_EPARSE;
+    return SL__V_MALFORMED;
   errno = 0;
   long long v = strtoll(start, NULL, 10);
   if (errno == ERANGE)
-    return SL_EPARSE;
+    return SL__V_RANGE;
   *out = (int64_t)v;
-  return 0;
+  return SL__V_OK;
+}
+
+int sl_parse_int(const char *s, int64_t *out)
+{
+  return sl__judge_int(s, out) == SL__V_OK ? 0 : SL_EPARSE;
 }
 
 int sl_parse_price(const char *s, double *out)
@@ -193,6 +257,155 @@ int sl_parse_price(const char *s, double *out)
   if (*p == '$')
     p++;
   return sl_parse_number(p, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Explaining a refusal                                                      */
+/* ------------------------------------------------------------------------ */
+
+static const sl__unit_rules *sl__rules_of(sl_value_kind kind)
+{
+  switch (kind) {
+  case SL_VALUE_SIZE:
+    return &sl__size_rules;
+  case SL_VALUE_TIME:
+    return &sl__time_rules;
+  case SL_VALUE_BANDWIDTH:
+    return &sl__bandwidth_rules;
+  default:
+    return &sl__number_rules;
+  }
+}
+
+/* What a valid value of @p kind looks like, for a message. */
+static const char *sl__example(sl_value_kind kind)
+{
+  switch (kind) {
+  case SL_VALUE_SIZE:
+    return "a size such as 100MB or 1.5GiB";
+  case SL_VALUE_TIME:
+    return "a time such as 0.5s, 5ms or 2min";
+  case SL_VALUE_BANDWIDTH:
+    return "a bandwidth such as 10Gbps or 1.25GB/s";
+  case SL_VALUE_INT:
+    return "a whole number";
+  case SL_VALUE_PRICE:
+    return "dollars, such as 1.212 or $0.384";
+  default:
+    return "a plain number";
+  }
+}
+
+static const char *sl__kind_noun(sl_value_kind kind)
+{
+  return kind == SL_VALUE_SIZE ? "size" : kind == SL_VALUE_TIME ? "time" : "bandwidth";
+}
+
+char *sl_value_units(sl_value_kind kind, char *buf, size_t n)
+{
+  const sl__unit *units = sl__rules_of(kind)->units;
+  size_t used = 0, count = 0;
+  if (!buf || n == 0)
+    return buf;
+  buf[0] = '\0';
+  while (units[count].name)
+    count++;
+  for (size_t i = 0; i < count && used < n; i++) {
+    /* µs is us; listing both would only puzzle a reader */
+    if (strcmp(units[i].name, "\xc2\xb5s") == 0)
+      continue;
+    const char *sep = i == 0 ? "" : i + 1 == count ? " or " : ", ";
+    int w = snprintf(buf + used, n - used, "%s%s", sep, units[i].name);
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
+  return buf;
+}
+
+/* The word after the number in @p s, for "unknown unit 'x'". */
+static void sl__unit_text(const char *s, char *buf, size_t n)
+{
+  const char *p = sl__scan_number(sl__skip_space(s));
+  p = p ? sl__skip_space(p) : s;
+  size_t len = strcspn(p, " \t\r\n");
+  snprintf(buf, n, "%.*s", (int)(len < 32 ? len : 32), p);
+}
+
+/* The units of the table that match @p unit but for case: "Gbps or GBps". */
+static void sl__case_matches(const char *unit, char *buf, size_t n)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (const sl__unit *u = sl__bandwidth_units; u->name && used < n; u++) {
+    if (!sl__same_name(u->name, unit, strlen(unit), true))
+      continue;
+    int w = snprintf(buf + used, n - used, "%s%s", used ? " or " : "", u->name);
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
+}
+
+/* "out of range (at most 9223372036854775807)" for an integer. */
+static char *sl__explain_int(const char *s, char *buf, size_t n)
+{
+  int64_t v;
+  if (sl__judge_int(s, &v) == SL__V_RANGE)
+    snprintf(buf, n, "out of range (from %lld to %lld)", (long long)INT64_MIN, (long long)INT64_MAX);
+  else
+    snprintf(buf, n, "expected %s", sl__example(SL_VALUE_INT));
+  return buf;
+}
+
+bool sl_value_out_of_range(sl_value_kind kind, const char *s)
+{
+  double v;
+  int64_t i;
+  if (kind == SL_VALUE_INT)
+    return sl__judge_int(s, &i) == SL__V_RANGE;
+  if (kind == SL_VALUE_PRICE && s && *sl__skip_space(s) == '$')
+    s = sl__skip_space(s) + 1;
+  return sl__judge(s, sl__rules_of(kind), &v) == SL__V_RANGE;
+}
+
+char *sl_value_explain(sl_value_kind kind, const char *s, char *buf, size_t n)
+{
+  char units[128], unit[40], matches[64];
+  double v;
+  if (!buf || n == 0)
+    return buf;
+  if (kind == SL_VALUE_INT)
+    return sl__explain_int(s, buf, n);
+  if (kind == SL_VALUE_PRICE && s && *sl__skip_space(s) == '$')
+    s = sl__skip_space(s) + 1;
+  sl_value_units(kind, units, sizeof units);
+  switch (sl__judge(s, sl__rules_of(kind), &v)) {
+  case SL__V_NEEDS_UNIT: {
+    const char *number = sl__skip_space(s);
+    int len = (int)(sl__scan_number(number) - number);
+    snprintf(buf, n, "a %s needs a unit: %s (such as %.*s%s)", sl__kind_noun(kind), units,
+             len < 32 ? len : 32, number, kind == SL_VALUE_TIME ? "s" : "Gbps");
+    break;
+  }
+  case SL__V_UNKNOWN_UNIT:
+    sl__unit_text(s, unit, sizeof unit);
+    snprintf(buf, n, "unknown unit '%s' (a %s takes %s)", unit, sl__kind_noun(kind), units);
+    break;
+  case SL__V_CASE:
+    sl__unit_text(s, unit, sizeof unit);
+    sl__case_matches(unit, matches, sizeof matches);
+    snprintf(buf, n, "no unit '%s': bandwidth units are case-sensitive, b for bits and B for bytes "
+             "(did you mean %s?)", unit, matches);
+    break;
+  case SL__V_RANGE:
+    snprintf(buf, n, "out of range");
+    break;
+  default:
+    snprintf(buf, n, "expected %s", sl__example(kind));
+    break;
+  }
+  return buf;
 }
 
 /*

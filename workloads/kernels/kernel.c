@@ -85,6 +85,22 @@ static int resolve_int(const char *name, const sl_kernel_args *a, int i, int *ou
   return 0;
 }
 
+bool sl_kernel_param_range(const char *kernel, const char *param, int *dflt, int *lo, int *hi)
+{
+  const sl_kernel_info *info = sl_kernel_info_find(kernel);
+  if (!info || !sl_kernel_info_has_param(info, param))
+    return false;
+  for (size_t i = 0; i < sizeof int_params / sizeof int_params[0]; i++) {
+    if (strcmp(int_params[i].name, param) != 0)
+      continue;
+    *dflt = strcmp(kernel, "resize_normalize") == 0 ? int_params[i].dflt_resize : int_params[i].dflt_image;
+    *lo = int_params[i].lo;
+    *hi = int_params[i].hi;
+    return true;
+  }
+  return false;
+}
+
 /* Reads rows_out_per_row as "K per row" or "1 in K". */
 static int resolve_expansion(double r, uint64_t *expand, uint64_t *keep_every,
                              char *err, size_t errlen)
