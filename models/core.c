@@ -990,15 +990,26 @@ double sl__op_instances(const sl_core *c, int op)
   return n > 1 ? n : 1;
 }
 
+double sl__amortising_rows(const sl_core *c, int op)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  if (!(o->time_per_task > 0))
+    return 0;
+  return o->time_per_row > 0 ? ceil(10 * o->time_per_task / o->time_per_row) : INFINITY;
+}
+
 /* Coalescing small partitions saves per-task costs, but a task that takes
  * more than its operator's share of the queue leaves slots idle that could
  * run the rest: bundle up to the target partition, and no more than the
- * queued bytes spread over every slot the operator could use. */
-static double coalesce_limit(const sl_core *c, int op)
+ * queued bytes spread over every slot the operator could use. A batch cut
+ * short (@p split_batch) still takes rows enough to keep its per-task cost
+ * under a tenth of its work (zoo case 182: 10-row tasks of 156 ms each). */
+static double coalesce_limit(const sl_core *c, int op, bool split_batch)
 {
   double share = c->ops[op].in_queue_bytes / sl__op_instances(c, op);
-  double target = c->plan->target_partition_bytes;
-  return share < target ? share : target;
+  if (split_batch)
+    share = fmax(share, sl__amortising_rows(c, op) * c->plan->ops[op].in_row_bytes);
+  return fmin(c->plan->target_partition_bytes, share);
 }
 
 static void take(take_state *ts, sl__op *s, sl__part *p, sl_part_id pid)
@@ -1025,11 +1036,9 @@ bool sl__batch_free(const sl_core *c, int op)
 sl_task_id sl__take_inputs(sl_core *c, int op, bool coalesce, bool split_batch, int near)
 {
   sl__op *s = &c->ops[op];
-  take_state ts = {.c = c,
-                   .o = &c->plan->ops[op],
-                   .coalesce = coalesce,
-                   .split_batch = split_batch && sl__batch_free(c, op),
-                   .limit_bytes = coalesce_limit(c, op)};
+  take_state ts = {.c = c, .o = &c->plan->ops[op], .coalesce = coalesce};
+  ts.split_batch = split_batch && sl__batch_free(c, op);
+  ts.limit_bytes = coalesce_limit(c, op, ts.split_batch);
   uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
   for (uint32_t k = 0; near >= 0 && k < window; k++) {
     sl_part_id pid = sl__idq_at(&s->inq, k);

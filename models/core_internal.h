@@ -246,6 +246,9 @@ sl_task_id sl__take_inputs(struct sl_core_s *c, int op, bool coalesce, bool spli
 /** @brief How many tasks of @p op the live cluster could run at once (at
  *  least 1): its class's capacity over its request, within its cap. */
 double sl__op_instances(const struct sl_core_s *c, int op);
+/** @brief Input rows a task of @p op needs for its fixed per-task time to
+ *  be at most a tenth of its per-row work (0: no per-task time). */
+double sl__amortising_rows(const struct sl_core_s *c, int op);
 /** @brief Whether @p op batches rows at no cost: a batch size and no per-batch
  *  time, so a partial batch does the same work per row as a full one. */
 bool sl__batch_free(const struct sl_core_s *c, int op);

@@ -326,11 +326,14 @@ static bool has_input(const sl_core *c, int op)
     return false;
   const sl_pop *o = &c->plan->ops[op];
   if (o->batch_size > 0 && !splits_batches(c, op)) {
-    /* wait for a full batch unless nothing more is coming */
+    /* wait for a full batch unless nothing more is coming (a batch that
+     * streaming-plus cuts does not wait: rows held back for a batch hold
+     * store room that the operators upstream need, zoo case 154) */
+    double want = o->batch_size;
     int64_t rows = 0;
-    for (uint32_t k = 0; k < sl__idq_len(&s->inq) && rows < o->batch_size; k++)
+    for (uint32_t k = 0; k < sl__idq_len(&s->inq) && rows < want; k++)
       rows += c->parts[sl__idq_at(&s->inq, k)].rows;
-    return rows >= o->batch_size || sl__op_drained(c, op - 1);
+    return rows >= want || sl__op_drained(c, op - 1);
   }
   return true;
 }
