@@ -665,9 +665,12 @@ static void fixed_concurrency(sl_core *c)
 }
 
 /* streaming-plus: the tasks of each operator that the bound's throughput
- * needs at once, with the speed of an average slot of its class, and a
- * little slack. An operator that grows data can then never take the slots
- * its consumers need to drain it (paused tasks hold their slots). */
+ * needs at once, with the speed of an average slot of its class, and half
+ * again as slack. An operator that grows data can then never take the
+ * slots its consumers need to drain it (paused tasks hold their slots).
+ * Slack of a tenth held back operators whose tasks come in waves on the
+ * zoo (median 71.6% of the bound, behind another model by more than 2% in
+ * 47 of 200 cases; half: 72.7% and 41). */
 static void bound_share_caps(sl_core *c, streaming_state *st)
 {
   /* an all-to-all splits the job into stages that run one after the
@@ -690,7 +693,7 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
     int k = c->plan->ops[i].gpu > 0;
     double mean = slots[k] > 0 ? speed[k] / slots[k] : 1;
     double tasks = b.throughput_rows_s * sl_plan_work_per_source_row(c->plan, i) / fmax(mean, 1e-9);
-    st->share_cap[i] = (int)fmin(1e6, ceil(1.1 * tasks + EPS) + 1);
+    st->share_cap[i] = (int)fmin(1e6, ceil(1.5 * tasks + EPS) + 1);
     if (st->share_cap[i] < 1)
       st->share_cap[i] = 1;
   }
