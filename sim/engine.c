@@ -82,8 +82,8 @@ typedef struct {
   double bytes_in, start;
   double speed; /* of the node's resource the attempt runs on */
   double waited; /* held by backpressure so far */
-  const sl_part_id *inputs;
-  int ninputs;
+  sl_input *inputs;   /* the order's inputs, copied: where to pull them from */
+  int ninputs, inputs_cap;
   double chunk_flops; /* one execution per output partition */
   int64_t rows_out, emitted_rows, rows_per_flush;
   uint32_t nflush, next;
@@ -123,10 +123,7 @@ struct sim_s {
   sg_sem_t driver_sem;
   bool driver_signalled, in_driver;
   double driver_wake_at;
-  /* where each partition lives, as the engine owns the bytes */
-  int32_t *part_node;
-  double *part_bytes;
-  uint8_t *part_spilled;
+  /* which source splits each partition's rows come from, for the sink */
   holding *part_holds;
   uint32_t parts_cap;
   /* the sink */
@@ -152,28 +149,12 @@ static int parts_reserve(sim *s, sl_part_id p)
   uint32_t ncap = s->parts_cap ? s->parts_cap : 1024;
   while (ncap <= p)
     ncap *= 2;
-  int32_t *node = realloc(s->part_node, sizeof *node * ncap);
-  if (!node)
-    return SL_ENOMEM;
-  s->part_node = node;
-  double *bytes = realloc(s->part_bytes, sizeof *bytes * ncap);
-  if (!bytes)
-    return SL_ENOMEM;
-  s->part_bytes = bytes;
-  uint8_t *spilled = realloc(s->part_spilled, ncap);
-  if (!spilled)
-    return SL_ENOMEM;
-  s->part_spilled = spilled;
   holding *holds = realloc(s->part_holds, sizeof *holds * ncap);
   if (!holds)
     return SL_ENOMEM;
   s->part_holds = holds;
-  for (uint32_t i = s->parts_cap; i < ncap; i++) {
-    s->part_node[i] = -1;
-    s->part_bytes[i] = 0;
-    s->part_spilled[i] = 0;
+  for (uint32_t i = s->parts_cap; i < ncap; i++)
     s->part_holds[i] = (holding){.n = 0};
-  }
   s->parts_cap = ncap;
   return 0;
 }
@@ -349,6 +330,23 @@ static bool settled(const slot_t *w)
   return !w->actor || (w->draining == 0 && w->settled && !(w->parked && w->tokens > 0));
 }
 
+/* The order's inputs outlive the decision: the worker pulls them later. */
+static int copy_inputs(slot_t *w, const sl_decision *d)
+{
+  w->ninputs = 0;
+  if (d->ninputs > w->inputs_cap) {
+    sl_input *n = realloc(w->inputs, sizeof *n * (size_t)d->ninputs);
+    if (!n)
+      return SL_ENOMEM;
+    w->inputs = n;
+    w->inputs_cap = d->ninputs;
+  }
+  if (d->ninputs > 0)
+    memcpy(w->inputs, d->in, sizeof *w->inputs * (size_t)d->ninputs);
+  w->ninputs = d->ninputs;
+  return 0;
+}
+
 static void on_launch(sim *s, const sl_decision *d, double now)
 {
   slot_t *w = slot_at(s, d->node, d->slot);
@@ -376,8 +374,8 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->speed = d->speed;
   w->waited = 0;
   w->start = now;
-  w->inputs = d->inputs;
-  w->ninputs = d->ninputs;
+  if (copy_inputs(w, d) < 0)
+    s->res->code = SL_ENOMEM;
   /* the work order's cut and time: emissions evenly over the attempt; the
    * host's speed turns work_s into the order's charge_s */
   double seconds = d->work_s;
@@ -529,17 +527,11 @@ static void fetch_inputs(slot_t *w)
   }
   int i = 0;
   while (i < w->ninputs) {
-    sl_part_id p = w->inputs[i];
-    int from = p < s->parts_cap ? s->part_node[p] : -1;
+    int from = w->inputs[i].node;
     double bytes = 0, spilled = 0;
-    for (; i < w->ninputs; i++) {
-      sl_part_id q = w->inputs[i];
-      if ((q < s->parts_cap ? s->part_node[q] : -1) != from)
-        break;
-      if (q >= s->parts_cap)
-        continue; /* never emitted through us: nothing to move */
-      bytes += s->part_bytes[q];
-      spilled += s->part_spilled[q] ? s->part_bytes[q] : 0;
+    for (; i < w->ninputs && w->inputs[i].node == from; i++) {
+      bytes += w->inputs[i].bytes;
+      spilled += w->inputs[i].spilled ? w->inputs[i].bytes : 0;
     }
     if (from < 0 || bytes <= 0 || !s->nodes[from].alive)
       continue;
@@ -604,13 +596,8 @@ static bool emit_next(slot_t *w, sl_task_id task)
       fail_job(s, rc, now);
       return false;
     }
-    if (fate != SL_EMIT_DISCARDED && parts_reserve(s, part) == 0) {
-      s->part_node[part] = w->node;
-      s->part_bytes[part] = bytes;
-      s->part_spilled[part] = fate == SL_EMIT_SPILLED;
-      if (hold_output(s, w, part, w->emitted_rows, rows) < 0)
-        s->res->code = SL_ENOMEM;
-    }
+    if (fate != SL_EMIT_DISCARDED && (parts_reserve(s, part) < 0 || hold_output(s, w, part, w->emitted_rows, rows) < 0))
+      s->res->code = SL_ENOMEM;
     w->emitted_rows += rows;
     w->bytes_out += bytes;
     w->parts_out++;
@@ -1101,12 +1088,11 @@ static void free_sim(sim *s)
       sg_sem_destroy(s->slots[i].wake);
   if (s->driver_sem)
     sg_sem_destroy(s->driver_sem);
-  for (int i = 0; s->slots && i < s->nslots; i++)
+  for (int i = 0; s->slots && i < s->nslots; i++) {
     free(s->slots[i].in);
+    free(s->slots[i].inputs);
+  }
   free(s->slots);
-  free(s->part_node);
-  free(s->part_bytes);
-  free(s->part_spilled);
   for (uint32_t i = 0; s->part_holds && i < s->parts_cap; i++)
     holding_clear(&s->part_holds[i]);
   free(s->part_holds);
