@@ -26,6 +26,7 @@
 #include "models/bound.h"
 #include "models/error.h"
 #include "results/events.h"
+#include "results/failure.h"
 #include "workloads/kernels.h"
 #include "workloads/kernels/gemm_cuda.h"
 #include "workloads/sink.h"
@@ -310,22 +311,12 @@ static bool drain(engine *e, worker *self)
       e->done = true;
       pthread_cond_signal(&e->main_cv);
       break;
-    case SL_DEC_FAIL:
-      if (d.code == SL_EOOM && d.op >= 0)
-        fail_job(e, d.code, "operator '%s' on node %d: the partition store is full (%.0f of %.0f bytes) "
-                 "and spilling is off (--on-full oom)", e->plan->ops[d.op].name, d.node,
-                 sl_core_node_store(e->core, d.node), sl_cluster_node_group(e->cluster, d.node)->store_bytes);
-      else if (d.code == SL_EOOM)
-        fail_job(e, d.code, "the partition store is full and spilling is off (--on-full oom)");
-      else if (d.code == SL_ESTALL && d.stalled_s > 0)
-        fail_job(e, d.code, "no progress for %.1f s; operator '%s' is stuck", d.stalled_s,
-                 e->plan->ops[d.op >= 0 ? d.op : 0].name);
-      else if (d.code == SL_ESTALL && sl_core_stuck_op(e->core) >= 0)
-        fail_job(e, d.code, "%s; operator '%s' is stuck", sl_strerror(d.code),
-                 e->plan->ops[sl_core_stuck_op(e->core)].name);
-      else
-        fail_job(e, d.code, "%s", sl_strerror(d.code));
+    case SL_DEC_FAIL: {
+      char why[320];
+      sl_failure_text(&d, e->plan, e->cluster, e->core, why, sizeof why);
+      fail_job(e, d.code, "%s", why);
       break;
+    }
     }
   }
   return mine;

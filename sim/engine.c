@@ -36,6 +36,7 @@
 #include "models/bound.h"
 #include "models/error.h"
 #include "results/events.h"
+#include "results/failure.h"
 #include "sim/platform.h"
 #include "models/rng.h"
 
@@ -136,7 +137,7 @@ struct sim_s {
   int next_fault;
   sl_fault_log fault_log; /* what became of each scheduled fault */
   double interval, next_sample, last_sample, time_limit;
-  double stalled_for; /* a stall's time without progress, from the core's FAIL */
+  char fail_note[320]; /* why the job failed, in results/failure.h's words */
 };
 
 /* ------------------------------------------------------------ small maps */
@@ -280,13 +281,22 @@ static void record(sim *s, const slot_t *w, sl_task_status status, double end)
 
 /* ------------------------------------------------------------- decisions */
 
-static void fail_job(sim *s, int code, double now)
+/* Ends the job for the reason the FAIL decision @p why gives. */
+static void fail_job_for(sim *s, const sl_decision *why, double now)
 {
   if (s->done)
     return;
   s->done = s->failed = true;
-  s->fail_code = code;
+  s->fail_code = why->code;
   s->end_time = now;
+  sl_failure_text(why, s->plan, s->cluster, s->core, s->fail_note, sizeof s->fail_note);
+}
+
+/* Ends the job for a reason of the engine's own. */
+static void fail_job(sim *s, int code, double now)
+{
+  sl_decision why = {.kind = SL_DEC_FAIL, .code = code, .op = -1, .node = -1, .task = SL_NONE, .part = SL_NONE};
+  fail_job_for(s, &why, now);
 }
 
 static void spawn_worker(sim *s, slot_t *w);
@@ -461,9 +471,7 @@ static void handle(sim *s, const sl_decision *d, double now)
     }
     break;
   case SL_DEC_FAIL:
-    if (d->code == SL_ESTALL && d->stalled_s > 0)
-      s->stalled_for = d->stalled_s;
-    fail_job(s, d->code, now);
+    fail_job_for(s, d, now);
     break;
   case SL_DEC_DROP:
     if (d->part < s->parts_cap)
@@ -1060,16 +1068,8 @@ static void fill_summary(sim *s)
     sl_fault_log_describe(&s->fault_log, s->o->faults, m->faults_not_applied, sizeof m->faults_not_applied);
   m->peak_rss_bytes = 0; /* the simulator's memory is not the job's; 0 keeps outputs replayable */
   m->sink_checksum = sink_checksum(s);
-  int stuck = s->failed && s->fail_code == SL_ESTALL ? sl_core_stuck_op(s->core) : -1;
-  const char *stuck_name = stuck >= 0 ? p->ops[stuck].name : "none";
-  if (s->failed && s->fail_code == SL_ESTALL && s->stalled_for > 0)
-    snprintf(m->note, sizeof m->note, "stalled: no progress for %.3g s; operator '%.60s' is stuck", s->stalled_for,
-             stuck_name);
-  else if (s->failed && s->fail_code == SL_ESTALL)
-    snprintf(m->note, sizeof m->note, "stalled: work is stranded; operator '%.60s' is stuck", stuck_name);
-  else if (s->failed)
-    snprintf(m->note, sizeof m->note, "%s", s->fail_code == SL_EOOM ? "out of memory: the store budget is exhausted"
-                                                                    : sl_strerror(s->fail_code));
+  if (s->failed)
+    snprintf(m->note, sizeof m->note, "%s", s->fail_note);
   else if (s->res->timed_out)
     snprintf(m->note, sizeof m->note, "stopped at the simulated time limit (%.6g s)", s->time_limit);
   else if (!s->done)
