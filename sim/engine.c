@@ -37,7 +37,9 @@
 #include "models/error.h"
 #include "results/events.h"
 #include "results/failure.h"
+#include "sim/child.h"
 #include "sim/platform.h"
+#include "sim/sink.h"
 #include "models/rng.h"
 
 #define EPS 1e-9
@@ -46,21 +48,6 @@
 enum { STREAM_MTBF = 2 }; /* models/core.c draws spreads on stream 1 */
 
 typedef struct sim_s sim;
-
-/* Rows of one source split. */
-typedef struct {
-  int64_t split;
-  double rows;
-} piece;
-
-/* The rows a partition holds, by source split: a task over partitions of
- * several splits (a batch) writes rows of all of them into one partition.
- * One piece inline, more on the heap. */
-typedef struct {
-  piece one;
-  piece *more; /* n > 1: all n pieces */
-  uint32_t n;
-} holding;
 
 /* One worker slot. The attempt fields are valid while busy. */
 typedef struct {
@@ -90,9 +77,7 @@ typedef struct {
   uint32_t nflush, next;
   double row_bytes, bytes_out;
   int parts_out;
-  piece *in;          /* the attempt's input rows by split, in input order */
-  uint32_t nin, in_cap;
-  double in_rows;
+  sl_sim_rows in;     /* the attempt's input rows by split (sim/sink.h) */
 } slot_t;
 
 typedef struct {
@@ -124,12 +109,7 @@ struct sim_s {
   sg_sem_t driver_sem;
   bool driver_signalled, in_driver;
   double driver_wake_at;
-  /* which source splits each partition's rows come from, for the sink */
-  holding *part_holds;
-  uint32_t parts_cap;
-  /* the sink */
-  double *split_rows;
-  int64_t nsplits;
+  sl_sim_sink *sink; /* rows delivered by split, and which splits each partition holds */
   /* run state */
   bool done, failed;
   int fail_code;
@@ -139,130 +119,6 @@ struct sim_s {
   double interval, next_sample, last_sample, time_limit;
   char fail_note[320]; /* why the job failed, in results/failure.h's words */
 };
-
-/* ------------------------------------------------------------ small maps */
-
-
-static int parts_reserve(sim *s, sl_part_id p)
-{
-  if (p < s->parts_cap)
-    return 0;
-  uint32_t ncap = s->parts_cap ? s->parts_cap : 1024;
-  while (ncap <= p)
-    ncap *= 2;
-  holding *holds = realloc(s->part_holds, sizeof *holds * ncap);
-  if (!holds)
-    return SL_ENOMEM;
-  s->part_holds = holds;
-  for (uint32_t i = s->parts_cap; i < ncap; i++)
-    s->part_holds[i] = (holding){.n = 0};
-  s->parts_cap = ncap;
-  return 0;
-}
-
-/* --------------------------------------------------------- split holdings */
-
-static const piece *holding_pieces(const holding *h)
-{
-  return h->n > 1 ? h->more : &h->one;
-}
-
-static void holding_clear(holding *h)
-{
-  if (h->n > 1)
-    free(h->more);
-  *h = (holding){.n = 0};
-}
-
-/* Appends @p rows of @p split to the attempt's inputs, merging runs. */
-static int input_add(slot_t *w, int64_t split, double rows)
-{
-  if (rows <= 0)
-    return 0;
-  w->in_rows += rows;
-  if (w->nin > 0 && w->in[w->nin - 1].split == split) {
-    w->in[w->nin - 1].rows += rows;
-    return 0;
-  }
-  if (w->nin == w->in_cap) {
-    uint32_t ncap = w->in_cap ? w->in_cap * 2 : 4;
-    piece *n = realloc(w->in, sizeof *n * ncap);
-    if (!n)
-      return SL_ENOMEM;
-    w->in = n;
-    w->in_cap = ncap;
-  }
-  w->in[w->nin++] = (piece){split, rows};
-  return 0;
-}
-
-/* What the attempt reads, by split: its own split for a source task, the
- * holdings of its input partitions otherwise. */
-static int inputs_by_split(sim *s, slot_t *w, const sl_decision *d)
-{
-  w->nin = 0;
-  w->in_rows = 0;
-  for (int i = 0; i < d->ninputs; i++) {
-    sl_part_id q = d->inputs[i];
-    const holding *h = q < s->parts_cap ? &s->part_holds[q] : NULL;
-    for (uint32_t k = 0; h && k < h->n; k++)
-      if (input_add(w, holding_pieces(h)[k].split, holding_pieces(h)[k].rows) < 0)
-        return SL_ENOMEM;
-  }
-  if (w->in_rows <= 0)
-    return input_add(w, d->split, (double)(d->rows > 0 ? d->rows : 1));
-  return 0;
-}
-
-/* Partition @p part holds output rows [from, from + rows) of the attempt:
- * rows come out in input order, so they are the same share of its inputs. */
-static int hold_output(sim *s, const slot_t *w, sl_part_id part, int64_t from, int64_t rows)
-{
-  holding *h = &s->part_holds[part];
-  holding_clear(h);
-  if (w->rows_out <= 0 || w->in_rows <= 0 || rows <= 0)
-    return 0;
-  double scale = w->in_rows / (double)w->rows_out; /* input rows per output row */
-  double lo = (double)from * scale, hi = (double)(from + rows) * scale;
-  uint32_t first = 0, n = 0;
-  double at = 0, first_at = 0;
-  for (uint32_t k = 0; k < w->nin && at < hi; at += w->in[k].rows, k++)
-    if (fmin(hi, at + w->in[k].rows) > fmax(lo, at)) {
-      if (n++ == 0) {
-        first = k;
-        first_at = at;
-      }
-    }
-  piece *out = n > 1 ? malloc(sizeof *out * n) : &h->one;
-  if (!out)
-    return SL_ENOMEM;
-  at = first_at;
-  for (uint32_t k = first, j = 0; j < n; at += w->in[k].rows, k++) {
-    double a = fmax(lo, at), b = fmin(hi, at + w->in[k].rows);
-    if (b > a)
-      out[j++] = (piece){w->in[k].split, (b - a) / scale};
-  }
-  if (n > 1)
-    h->more = out;
-  h->n = n;
-  return 0;
-}
-
-/* The sink takes the rows of a partition, each to its own split. */
-static void sink_take(sim *s, const sl_decision *d)
-{
-  const holding *h = d->part < s->parts_cap ? &s->part_holds[d->part] : NULL;
-  if (!h || h->n == 0) {
-    if (d->split >= 0 && d->split < s->nsplits)
-      s->split_rows[d->split] += (double)d->rows;
-    return;
-  }
-  for (uint32_t k = 0; k < h->n; k++) {
-    const piece *pc = &holding_pieces(h)[k];
-    if (pc->split >= 0 && pc->split < s->nsplits)
-      s->split_rows[pc->split] += pc->rows;
-  }
-}
 
 /* ------------------------------------------------------------ recording */
 
@@ -398,7 +254,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->bytes_out = 0;
   w->parts_out = 0;
   w->chunk_flops = seconds * SL_SIM_FLOPS / (w->nflush ? w->nflush : 1);
-  if (inputs_by_split(s, w, d) < 0)
+  if (sl_sim_sink_inputs(s->sink, d, &w->in) < 0)
     s->res->code = SL_ENOMEM;
   s->res->attempts++;
   wake(w);
@@ -437,13 +293,6 @@ static void on_cancel(sim *s, const sl_decision *d, double now)
   sl_core_failed(s->core, now, d->task); /* decisions join the queue being drained */
 }
 
-static void on_rollback(sim *s, const sl_decision *d)
-{
-  for (int64_t k = 0; k < s->nsplits; k++)
-    if (!d->keep_split[k])
-      s->split_rows[k] = 0;
-}
-
 static void handle(sim *s, const sl_decision *d, double now)
 {
   switch (d->kind) {
@@ -457,12 +306,10 @@ static void handle(sim *s, const sl_decision *d, double now)
     on_cancel(s, d, now);
     break;
   case SL_DEC_DELIVER:
-    sink_take(s, d);
-    if (d->part < s->parts_cap)
-      holding_clear(&s->part_holds[d->part]);
+    sl_sim_sink_deliver(s->sink, d);
     break;
   case SL_DEC_ROLLBACK:
-    on_rollback(s, d);
+    sl_sim_sink_rollback(s->sink, d->keep_split);
     break;
   case SL_DEC_DONE:
     if (!s->done) {
@@ -474,8 +321,7 @@ static void handle(sim *s, const sl_decision *d, double now)
     fail_job_for(s, d, now);
     break;
   case SL_DEC_DROP:
-    if (d->part < s->parts_cap)
-      holding_clear(&s->part_holds[d->part]); /* a re-run that makes it again says anew */
+    sl_sim_sink_forget(s->sink, d->part); /* a re-run that makes it again says anew */
     break;
   case SL_DEC_CHECKPOINT:
     break; /* the simulated sink has nothing to snapshot */
@@ -604,7 +450,7 @@ static bool emit_next(slot_t *w, sl_task_id task)
       fail_job(s, rc, now);
       return false;
     }
-    if (fate != SL_EMIT_DISCARDED && (parts_reserve(s, part) < 0 || hold_output(s, w, part, w->emitted_rows, rows) < 0))
+    if (fate != SL_EMIT_DISCARDED && sl_sim_sink_hold(s->sink, part, &w->in, w->rows_out, w->emitted_rows, rows) < 0)
       s->res->code = SL_ENOMEM;
     w->emitted_rows += rows;
     w->bytes_out += bytes;
@@ -1028,29 +874,10 @@ static int setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen)
   return 0;
 }
 
-/* FNV-1a over (split, rows delivered) in split order: equal for two runs
- * that delivered the same rows of the same splits, whatever the order. The
- * executor's checksum covers row contents; this one cannot. */
-static uint64_t sink_checksum(const sim *s)
-{
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (int64_t k = 0; k < s->nsplits; k++) {
-    uint64_t v[2] = {(uint64_t)k, (uint64_t)llround(s->split_rows[k])};
-    const unsigned char *p = (const unsigned char *)v;
-    for (size_t i = 0; i < sizeof v; i++)
-      h = (h ^ p[i]) * 0x100000001b3ULL;
-  }
-  return h;
-}
-
 static int64_t splits_wrong(const sim *s)
 {
   const sl_plan *p = s->plan;
-  double per_split = (double)p->ops[0].rows_per_task * p->ops[p->nops - 1].alpha_rows;
-  int64_t wrong = 0;
-  for (int64_t k = 0; k < s->nsplits; k++)
-    wrong += fabs(s->split_rows[k] - per_split) > 1e-6;
-  return wrong;
+  return sl_sim_sink_splits_wrong(s->sink, (double)p->ops[0].rows_per_task * p->ops[p->nops - 1].alpha_rows);
 }
 
 static void fill_summary(sim *s)
@@ -1067,7 +894,7 @@ static void fill_summary(sim *s)
   if (s->o->faults)
     sl_fault_log_describe(&s->fault_log, s->o->faults, m->faults_not_applied, sizeof m->faults_not_applied);
   m->peak_rss_bytes = 0; /* the simulator's memory is not the job's; 0 keeps outputs replayable */
-  m->sink_checksum = sink_checksum(s);
+  m->sink_checksum = sl_sim_sink_checksum(s->sink);
   if (s->failed)
     snprintf(m->note, sizeof m->note, "%s", s->fail_note);
   else if (s->res->timed_out)
@@ -1089,14 +916,11 @@ static void free_sim(sim *s)
   if (s->driver_sem)
     sg_sem_destroy(s->driver_sem);
   for (int i = 0; s->slots && i < s->nslots; i++) {
-    free(s->slots[i].in);
+    sl_sim_rows_free(&s->slots[i].in);
     free(s->slots[i].inputs);
   }
   free(s->slots);
-  for (uint32_t i = 0; s->part_holds && i < s->parts_cap; i++)
-    holding_clear(&s->part_holds[i]);
-  free(s->part_holds);
-  free(s->split_rows);
+  sl_sim_sink_free(s->sink);
 }
 
 static void simulate(const sl_sim_opts *o, sl_sim_result *r)
@@ -1115,12 +939,11 @@ static void simulate(const sl_sim_opts *o, sl_sim_result *r)
     r->code = SL_EINVAL;
     goto out;
   }
-  s.nsplits = o->plan->ops[0].tasks;
-  s.split_rows = calloc(s.nsplits > 0 ? s.nsplits : 1, sizeof *s.split_rows);
+  s.sink = sl_sim_sink_new(o->plan->ops[0].tasks);
   s.rec = sl_recorder_new(o->plan, o->cluster, o->keep_tasks);
   if (o->record_events && (s.events = sl_event_log_new()) != NULL)
     sl_core_observe(s.core, sl_event_log_observe, s.events);
-  if (!s.split_rows || !s.rec || (o->record_events && !s.events)) {
+  if (!s.sink || !s.rec || (o->record_events && !s.events)) {
     r->code = SL_ENOMEM;
     snprintf(r->err, sizeof r->err, "out of memory");
     goto out;
@@ -1148,11 +971,11 @@ out:
   free_sim(&s);
 }
 
-static void child(const sl_sim_opts *o, int fd)
+/* The child's work (sim/child.h): one simulation in a fresh SimGrid. */
+static void child(void *ctx, void *result)
 {
-  sl_sim_result *r = calloc(1, sizeof *r);
-  if (!r)
-    _exit(3);
+  const sl_sim_opts *o = ctx;
+  sl_sim_result *r = result;
   int argc = 3;
   char *argv[] = {"sluice", "--log=root.thres:error", "--log=xbt_cfg.thres:critical", NULL};
   simgrid_init(&argc, argv);
@@ -1161,17 +984,6 @@ static void child(const sl_sim_opts *o, int fd)
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) == 0)
     r->peak_rss_bytes = (double)ru.ru_maxrss * 1024;
-  const char *p = (const char *)r;
-  size_t left = sizeof *r;
-  while (left > 0) {
-    ssize_t n = write(fd, p, left);
-    if (n <= 0)
-      break;
-    p += n;
-    left -= (size_t)n;
-  }
-  free(r);
-  _exit(0); /* skip SimGrid's teardown of thousands of actors */
 }
 
 sl_core_opts sl_sim_core_opts(const sl_sim_opts *o)
@@ -1192,44 +1004,9 @@ void sl_sim_opts_default(sl_sim_opts *o)
 
 int sl_sim_run(const sl_sim_opts *o, sl_sim_result *r)
 {
-  memset(r, 0, sizeof *r);
-  int fds[2];
-  if (pipe(fds) < 0) {
-    snprintf(r->err, sizeof r->err, "cannot create a pipe: %s", strerror(errno));
-    return r->code = SL_EIO;
-  }
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    snprintf(r->err, sizeof r->err, "cannot fork: %s", strerror(errno));
-    return r->code = SL_EIO;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    child(o, fds[1]);
-  }
-  close(fds[1]);
-  size_t got = 0;
-  while (got < sizeof *r) {
-    ssize_t n = read(fds[0], (char *)r + got, sizeof *r - got);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    got += (size_t)n;
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  if (got < sizeof *r) {
-    memset(r, 0, sizeof *r);
-    if (WIFSIGNALED(status))
-      snprintf(r->err, sizeof r->err, "the simulation died (signal %d)", WTERMSIG(status));
-    else
-      snprintf(r->err, sizeof r->err, "the simulation ended without a result (exit %d)", WEXITSTATUS(status));
+  char err[sizeof r->err];
+  if (sl_sim_child_run(child, (void *)o, r, sizeof *r, err, sizeof err) < 0) {
+    snprintf(r->err, sizeof r->err, "%s", err);
     r->code = SL_EIO;
   }
   return r->code;
