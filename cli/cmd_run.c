@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "executor/engine.h"
+#include "executor/local_cluster.h"
 #include "models/error.h"
 #include "workloads/units.h"
 
