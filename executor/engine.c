@@ -172,14 +172,21 @@ static input_ref *pin_inputs(engine *e, const sl_decision *d)
   }
   for (int i = 0; i < d->ninputs; i++) {
     in[i].blob = sl_store_acquire(e->store, d->inputs[i], &in[i].mem, in[i].path, sizeof in[i].path);
-    if (!in[i].blob) {
+    if (!in[i].blob)
       fail_job(e, SL_ESTATE, "task %u of '%s' launched without input partition %u", d->task,
                e->plan->ops[d->op].name, d->inputs[i]);
-      for (int k = 0; k < i; k++)
+    /* the store holds the bytes, the core the books: they must agree, as
+     * check_accounting() asks of the totals */
+    else if ((in[i].mem == NULL) != d->in[i].spilled)
+      fail_job(e, SL_ESTATE, "input partition %u of task %u is %s, but the core has it %s", d->inputs[i],
+               d->task, in[i].mem ? "in memory" : "spilled", d->in[i].spilled ? "spilled" : "in memory");
+    else
+      continue;
+    for (int k = 0; k <= i; k++)
+      if (in[k].blob)
         sl_store_release(e->store, in[k].blob);
-      free(in);
-      return NULL;
-    }
+    free(in);
+    return NULL;
   }
   return in;
 }
