@@ -4,6 +4,9 @@
  * the core under the lock and, when the next task lands on its own slot,
  * runs it at once without a thread switch: that keeps the dispatch cost in
  * microseconds. Everything the executor decides is what the core decided.
+ *
+ * Beside it: store.c holds the partitions' bytes, rejected.c the tally of
+ * rows kernels reject, local_cluster.c this machine as a cluster.
  */
 #include "engine.h"
 

@@ -14,6 +14,10 @@
  * from a host that may be turned off mid-transfer (pullers are killed
  * before); workers are daemons and register no on_exit (the code that
  * kills an actor or turns a host off does the bookkeeping of the deaths).
+ *
+ * Beside it: sink.c follows rows by source split for the sink's checks,
+ * child.c runs each simulation in a process of its own, platform.c and
+ * costs.c turn specs into SimGrid hosts and cost models.
  */
 #include "engine.h"
 
@@ -29,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
