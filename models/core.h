@@ -275,7 +275,9 @@ void sl_core_observe(sl_core *c, sl_event_fn fn, void *ctx);
 int sl_core_apply(sl_core *c, const sl_event *ev);
 
 /** @brief A hash (FNV-1a) of every decision the core has made so far, fields
- *  and inputs included: equal for two cores that decided the same. */
+ *  and inputs included: equal for two cores that decided the same. A
+ *  LAUNCH's input facts (sl_decision.in) are left out: they are the books
+ *  of partitions earlier decisions and events made, which are in already. */
 uint64_t sl_core_decision_hash(const sl_core *c);
 
 /** @brief The name of an event kind ("emit", ...); NULL past the last. */
