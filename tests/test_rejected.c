@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "executor/rejected.h"
@@ -20,57 +21,76 @@ static void push(sl_rejected_batch *b, int level, int64_t id, double sink_rows, 
   assert_int_equal(sl_rejected_batch_push(b, &r), 0);
 }
 
+/* A job's tally and one task's batch, empty. */
+typedef struct {
+  sl_rejected_tally t;
+  sl_rejected_batch b;
+} tally_fixture;
+
+static int tally_setup(void **state)
+{
+  tally_fixture *f = calloc(1, sizeof *f);
+  if (!f)
+    return -1;
+  sl_rejected_tally_init(&f->t);
+  *state = f;
+  return 0;
+}
+
+static int tally_teardown(void **state)
+{
+  tally_fixture *f = *state;
+  sl_rejected_batch_free(&f->b);
+  sl_rejected_tally_free(&f->t);
+  free(f);
+  return 0;
+}
+
 static void test_each_row_counts_once(void **state)
 {
-  (void)state;
-  sl_rejected_tally t;
-  sl_rejected_tally_init(&t);
-  sl_rejected_batch b = {0};
-  push(&b, 1, 7, 2, true);
-  push(&b, 1, 7, 2, true); /* the same row twice in one batch */
-  push(&b, 2, 7, 1, true); /* the same id at another operator: another row */
-  snprintf(b.first, sizeof b.first, "row 7 is bad");
-  assert_int_equal(sl_rejected_tally_add(&t, &b), 0);
-  assert_int_equal(t.rows, 2);
-  assert_true(t.sink_rows_lost == 3);
-  assert_string_equal(t.first, "row 7 is bad");
-  sl_rejected_batch_clear(&b);
-  assert_int_equal(b.n, 0);
-  push(&b, 1, 7, 2, true); /* a re-run meets it again */
-  snprintf(b.first, sizeof b.first, "later");
-  assert_int_equal(sl_rejected_tally_add(&t, &b), 0);
-  assert_int_equal(t.rows, 2);
-  assert_string_equal(t.first, "row 7 is bad"); /* the first stays the first */
+  tally_fixture *f = *state;
+  sl_rejected_tally *t = &f->t;
+  sl_rejected_batch *b = &f->b;
+  push(b, 1, 7, 2, true);
+  push(b, 1, 7, 2, true); /* the same row twice in one batch */
+  push(b, 2, 7, 1, true); /* the same id at another operator: another row */
+  snprintf(b->first, sizeof b->first, "row 7 is bad");
+  assert_int_equal(sl_rejected_tally_add(t, b), 0);
+  assert_int_equal(t->rows, 2);
+  assert_true(t->sink_rows_lost == 3);
+  assert_string_equal(t->first, "row 7 is bad");
+  sl_rejected_batch_clear(b);
+  assert_int_equal(b->n, 0);
+  push(b, 1, 7, 2, true); /* a re-run meets it again */
+  snprintf(b->first, sizeof b->first, "later");
+  assert_int_equal(sl_rejected_tally_add(t, b), 0);
+  assert_int_equal(t->rows, 2);
+  assert_string_equal(t->first, "row 7 is bad"); /* the first stays the first */
   /* many rows: the set grows and still counts each once */
-  sl_rejected_batch_clear(&b);
+  sl_rejected_batch_clear(b);
   for (int64_t id = 0; id < 1000; id++)
-    push(&b, 3, id, 1, true);
-  assert_int_equal(sl_rejected_tally_add(&t, &b), 0);
-  assert_int_equal(sl_rejected_tally_add(&t, &b), 0);
-  assert_int_equal(t.rows, 1002);
-  sl_rejected_batch_free(&b);
-  sl_rejected_tally_free(&t);
+    push(b, 3, id, 1, true);
+  assert_int_equal(sl_rejected_tally_add(t, b), 0);
+  assert_int_equal(sl_rejected_tally_add(t, b), 0);
+  assert_int_equal(t->rows, 1002);
 }
 
 static void test_rows_add_up(void **state)
 {
-  (void)state;
-  sl_rejected_tally t;
-  sl_rejected_tally_init(&t);
-  sl_rejected_batch b = {0};
-  push(&b, 1, 1, 4, true);
-  assert_int_equal(sl_rejected_tally_add(&t, &b), 0);
-  assert_true(sl_rejected_rows_add_up(&t, 96, 100));
-  assert_false(sl_rejected_rows_add_up(&t, 100, 100));
+  tally_fixture *f = *state;
+  sl_rejected_tally *t = &f->t;
+  sl_rejected_batch *b = &f->b;
+  push(b, 1, 1, 4, true);
+  assert_int_equal(sl_rejected_tally_add(t, b), 0);
+  assert_true(sl_rejected_rows_add_up(t, 96, 100));
+  assert_false(sl_rejected_rows_add_up(t, 100, 100));
   /* behind a filter, anything between the least and all of them */
-  push(&b, 1, 2, 4, false);
-  assert_int_equal(sl_rejected_tally_add(&t, &b), 0);
-  assert_false(t.sink_rows_exact);
-  assert_true(sl_rejected_rows_add_up(&t, 92, 100));
-  assert_true(sl_rejected_rows_add_up(&t, 97, 100));
-  assert_false(sl_rejected_rows_add_up(&t, 91, 100));
-  sl_rejected_batch_free(&b);
-  sl_rejected_tally_free(&t);
+  push(b, 1, 2, 4, false);
+  assert_int_equal(sl_rejected_tally_add(t, b), 0);
+  assert_false(t->sink_rows_exact);
+  assert_true(sl_rejected_rows_add_up(t, 92, 100));
+  assert_true(sl_rejected_rows_add_up(t, 97, 100));
+  assert_false(sl_rejected_rows_add_up(t, 91, 100));
 }
 
 static void test_sink_rows_of_a_row(void **state)
@@ -106,8 +126,8 @@ static void test_message(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_each_row_counts_once),
-    cmocka_unit_test(test_rows_add_up),
+    cmocka_unit_test_setup_teardown(test_each_row_counts_once, tally_setup, tally_teardown),
+    cmocka_unit_test_setup_teardown(test_rows_add_up, tally_setup, tally_teardown),
     cmocka_unit_test(test_sink_rows_of_a_row),
     cmocka_unit_test(test_message),
   };
