@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "executor/engine.h"
+#include "executor/local_cluster.h"
 #include "models/plan.h"
 #include "sim/engine.h"
 

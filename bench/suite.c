@@ -12,6 +12,7 @@
 #include "models/bound.h"
 #include "models/error.h"
 #include "models/faults.h"
+#include "results/atomic_file.h"
 #include "sim/engine.h"
 #include "workloads/spec.h"
 #include "workloads/units.h"
@@ -440,13 +441,10 @@ static void put_field(FILE *f, const char *s)
 
 int sl_baseline_write(const char *path, const sl_metric_set *s, char *err, size_t errlen)
 {
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+  sl_atomic_file a;
+  FILE *f = sl_atomic_open(&a, path, err, errlen);
+  if (!f)
     return SL_EIO;
-  }
   fprintf(f, "metric,kind,value,band,unit\n");
   for (int i = 0; i < s->n; i++) {
     const sl_metric *m = &s->m[i];
@@ -455,12 +453,7 @@ int sl_baseline_write(const char *path, const sl_metric_set *s, char *err, size_
     put_field(f, m->unit);
     fputc('\n', f);
   }
-  if (fclose(f) != 0 || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    unlink(tmp);
-    return SL_EIO;
-  }
-  return 0;
+  return sl_atomic_commit(&a, true, err, errlen);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "models/error.h"
+#include "results/atomic_file.h"
 #include "sim/costs.h"
 
 static const char *USAGE = "sluice calibrate RUN_DIR [-o FILE]";
@@ -19,23 +20,23 @@ static const char *HELP =
   "\n"
   "  -o, --output FILE   where to write it (default RUN_DIR/costs.ini; '-' for stdout)\n";
 
-/* Writes under a temporary name and renames, so a failed write leaves no
- * file that looks whole. */
+/* Writes through a temporary (results/atomic_file.h): a failed write
+ * leaves no file that looks whole. */
 static int write_file(const char *path, const sl_sim_costs *c, const char *source, const char *workload)
 {
   if (strcmp(path, "-") == 0)
     return sl_sim_costs_write(c, source, workload, stdout) < 0 ? SL_EXIT_FAILED : SL_EXIT_OK;
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
+  char err[1400];
+  sl_atomic_file a;
+  FILE *f = sl_atomic_open(&a, path, err, sizeof err);
   if (!f) {
-    fprintf(stderr, "sluice calibrate: %s: cannot write: %s\n", path, strerror(errno));
+    fprintf(stderr, "sluice calibrate: %s\n", err);
     return SL_EXIT_USAGE;
   }
   int rc = sl_sim_costs_write(c, source, workload, f);
-  if (fclose(f) != 0 || rc < 0 || rename(tmp, path) != 0) {
-    fprintf(stderr, "sluice calibrate: %s: cannot write: %s\n", path, strerror(errno));
-    unlink(tmp);
+  snprintf(err, sizeof err, "%s: cannot write", path);
+  if (sl_atomic_commit(&a, rc >= 0, err, sizeof err) < 0) {
+    fprintf(stderr, "sluice calibrate: %s\n", err);
     return SL_EXIT_FAILED;
   }
   return SL_EXIT_OK;

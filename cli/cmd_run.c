@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli/engine_opts.h"
 #include "executor/engine.h"
+#include "executor/local_cluster.h"
 #include "models/error.h"
 #include "workloads/units.h"
 
@@ -39,7 +41,7 @@ static const char *HELP =
   "  --record-events FILE  write the events the core was fed, for --replay-events\n"
   "  --replay-events FILE  run nothing: feed FILE's events to the core alone and say\n"
   "                        whether it decides as the recorded run did (exit 1 if not)\n"
-  "  --stall-timeout TIME  fail a run that makes no progress this long (default 0: never)\n"
+  "  --stall-timeout TIME  fail a run that makes no progress this long (default: never)\n"
   "  --max-errored-rows N  rows a kernel may reject before the run fails (default 0)\n"
   "  --time-scale F        multiply every modelled time by F (0.1: ten times faster)\n"
   "  --quiet               no progress line\n\n"
@@ -63,134 +65,48 @@ static void on_signal(int sig)
   interrupted = 1;
 }
 
-/* Creates the folders above @p dir, as sim does; sl_exec_run() makes the
- * last one itself, and only once the run is known to start. */
-static int make_parents(const char *dir, char *err, size_t errlen)
-{
-  char path[512];
-  snprintf(path, sizeof path, "%s", dir);
-  for (char *p = path + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = 0;
-    struct stat st;
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-      snprintf(err, errlen, "%s: cannot create the folder: %s", path, strerror(errno));
-      return -1;
-    }
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-      snprintf(err, errlen, "%s: not a folder", path);
-      return -1;
-    }
-    *p = '/';
-  }
-  return 0;
-}
-
 int sl_cmd_run(int argc, char **argv)
 {
+  enum { O_CLUSTER = 'c', O_MAX_ERRORED = 'e', O_TIME_SCALE = 't', O_HELP = 'h' };
   static const struct option opts[] = {
-    {"cluster", required_argument, NULL, 'c'}, {"model", required_argument, NULL, 'm'},
-    {"memory", required_argument, NULL, 'M'},  {"on-full", required_argument, NULL, 'F'},
-    {"fail", required_argument, NULL, 'f'},    {"out", required_argument, NULL, 'o'},
-    {"reservation-ratio", required_argument, NULL, 'r'},
-    {"checkpoint-interval", required_argument, NULL, 'k'},
-    {"stall-timeout", required_argument, NULL, 's'},
-    {"max-errored-rows", required_argument, NULL, 'e'},
-    {"time-scale", required_argument, NULL, 't'},
-    {"checkpoint-cost", required_argument, NULL, 'C'}, {"restart-cost", required_argument, NULL, 'R'},
-    {"seed", required_argument, NULL, 'S'},    {"record-events", required_argument, NULL, 'E'},
-    {"replay-events", required_argument, NULL, 'P'},
-    {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
+    SL_CLI_ENGINE_LONGOPTS,
+    {"cluster", required_argument, NULL, O_CLUSTER},
+    {"max-errored-rows", required_argument, NULL, O_MAX_ERRORED},
+    {"time-scale", required_argument, NULL, O_TIME_SCALE},
+    {"help", no_argument, NULL, O_HELP},
     {0}};
-  const char *cluster_arg = NULL, *fail_arg = NULL, *out_arg = NULL, *replay = NULL;
-  double memory = 0;
-  bool quiet = false;
+  const char *cluster_arg = NULL;
+  sl_cli_engine_opts a;
+  sl_cli_engine_opts_default(&a);
   sl_exec_opts eo;
   sl_exec_opts_default(&eo);
   int ch;
   sl_cli_set_command("run");
   optind = 1;
   opterr = 0;
-  while ((ch = getopt_long(argc, argv, "c:m:M:F:f:o:r:k:s:e:t:C:R:S:E:P:qh", opts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    int rc = ch == '?' || ch == ':' ? 1 : sl_cli_engine_option("run", ch, optarg, &a);
+    if (rc != 1) {
+      if (rc)
+        return rc;
+      continue;
+    }
     switch (ch) {
-    case 'c':
+    case O_CLUSTER:
       cluster_arg = optarg;
       break;
-    case 'm':
-      if (sl_core_opts_set_model(&eo.core, optarg) < 0)
-        return sl_cli_usage_error("run", "unknown model '%s'", optarg);
-      break;
-    case 'M':
-      if (sl_parse_size(optarg, &memory) < 0 || memory <= 0)
-        return sl_cli_usage_error("run", "--memory: '%s' is not a size such as 80MB", optarg);
-      break;
-    case 'F':
-      if (strcmp(optarg, "spill") && strcmp(optarg, "oom"))
-        return sl_cli_usage_error("run", "--on-full takes spill or oom, not '%s'", optarg);
-      eo.core.on_full = optarg[0] == 's' ? SL_FULL_SPILL : SL_FULL_OOM;
-      break;
-    case 'f':
-      if (!optarg[0])
-        return sl_cli_usage_error("run", "--fail: empty schedule (e.g. kill:transform@15s,lose:0@1min)");
-      fail_arg = optarg;
-      break;
-    case 'o':
-      if (!optarg[0])
-        return sl_cli_usage_error("run", "--out: empty folder name");
-      out_arg = optarg;
-      break;
-    case 'r':
-      if (sl_parse_number(optarg, &eo.core.reservation_ratio) < 0 || eo.core.reservation_ratio < 0 ||
-          eo.core.reservation_ratio > 1)
-        return sl_cli_usage_error("run", "--reservation-ratio takes a number in [0, 1]");
-      break;
-    case 'k':
-      if (sl_cli_parse_time("run", "--checkpoint-interval", optarg, true, &eo.core.checkpoint_interval_s))
-        return SL_EXIT_USAGE;
-      break;
-    case 's':
-      if (sl_cli_parse_time("run", "--stall-timeout", optarg, false, &eo.stall_timeout_s))
-        return SL_EXIT_USAGE;
-      break;
-    case 'e': {
+    case O_MAX_ERRORED: {
       int64_t n;
       if (sl_cli_parse_count("run", "--max-errored-rows", optarg, 0, INT64_MAX, &n))
         return SL_EXIT_USAGE;
       eo.max_errored_rows = n;
       break;
     }
-    case 't':
+    case O_TIME_SCALE:
       if (sl_parse_number(optarg, &eo.time_scale) < 0 || eo.time_scale <= 0)
         return sl_cli_usage_error("run", "--time-scale takes a positive factor, not '%s'", optarg);
       break;
-    case 'C':
-      if (sl_cli_parse_time("run", "--checkpoint-cost", optarg, false, &eo.core.checkpoint_cost_s))
-        return SL_EXIT_USAGE;
-      break;
-    case 'R':
-      if (sl_cli_parse_time("run", "--restart-cost", optarg, false, &eo.core.restart_cost_s))
-        return SL_EXIT_USAGE;
-      break;
-    case 'S': {
-      int64_t n;
-      if (sl_cli_parse_count("run", "--seed", optarg, 1, INT64_MAX, &n))
-        return SL_EXIT_USAGE;
-      eo.core.seed = (uint64_t)n;
-      break;
-    }
-    case 'E':
-      if (!optarg[0])
-        return sl_cli_usage_error("run", "--record-events: empty file name");
-      eo.record_events = optarg;
-      break;
-    case 'P':
-      replay = optarg;
-      break;
-    case 'q':
-      quiet = true;
-      break;
-    case 'h':
+    case O_HELP:
       print_help();
       return SL_EXIT_OK;
     default:
@@ -199,8 +115,13 @@ int sl_cmd_run(int argc, char **argv)
   }
   if (optind != argc - 1)
     return sl_cli_usage_error("run", optind >= argc ? "missing WORKLOAD" : "too many arguments");
-  if (replay && eo.record_events)
-    return sl_cli_usage_error("run", "--record-events and --replay-events exclude each other");
+  if (sl_cli_engine_opts_check("run", &a))
+    return SL_EXIT_USAGE;
+  eo.core = a.core;
+  if (a.have_seed)
+    eo.core.seed = a.seed;
+  eo.stall_timeout_s = a.stall_timeout_s;
+  eo.record_events = a.record;
 
   sl_workload w;
   sl_plan plan;
@@ -215,28 +136,28 @@ int sl_cmd_run(int argc, char **argv)
     fprintf(stderr, "sluice run: cannot describe this machine\n");
     return SL_EXIT_FAILED;
   }
-  if (memory > 0)
-    sl_cluster_set_store(&cluster, memory);
-  if (replay) {
+  if (a.memory > 0)
+    sl_cluster_set_store(&cluster, a.memory);
+  if (a.replay) {
     sl_core_opts core = sl_exec_core_opts(&eo);
-    rc = sl_cli_replay("run", &plan, &cluster, &core, replay);
+    rc = sl_cli_replay("run", &plan, &cluster, &core, a.replay);
     sl_cluster_free(&cluster);
     return rc;
   }
   char err[600], outdir[512];
-  if (sl_faults_parse(fail_arg, &plan, &cluster, &eo.faults, err, sizeof err) < 0) {
+  if (sl_faults_parse(a.fail, &plan, &cluster, &eo.faults, err, sizeof err) < 0) {
     sl_cluster_free(&cluster);
     return sl_cli_usage_error("run", "--fail: %s", err);
   }
-  snprintf(outdir, sizeof outdir, "%s", out_arg ? out_arg : "");
-  if (!out_arg)
+  snprintf(outdir, sizeof outdir, "%s", a.out ? a.out : "");
+  if (!a.out)
     snprintf(outdir, sizeof outdir, "runs/run-%s-%s", w.name, sl_core_opts_model_name(&eo.core));
-  if (make_parents(outdir, err, sizeof err) < 0) {
+  if ((rc = sl_cli_make_parents("run", outdir))) {
     sl_cluster_free(&cluster);
-    return sl_cli_usage_error("run", "--out: %s", err);
+    return rc;
   }
   eo.out_dir = outdir;
-  eo.progress = !quiet && isatty(STDERR_FILENO);
+  eo.progress = !a.quiet && isatty(STDERR_FILENO);
   eo.interrupted = &interrupted;
   struct sigaction sa = {0};
   sa.sa_handler = on_signal;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli/engine_opts.h"
 #include "models/error.h"
 #include "models/faults.h"
 #include "sim/costs.h"
@@ -90,16 +91,14 @@ static void print_help(void)
   printf(HELP, d.reservation_ratio, DEFAULT_REPAIR_S, d.checkpoint_interval_s, d.checkpoint_cost_s, d.restart_cost_s);
 }
 
-enum {
-  O_CLUSTER = 256, O_PLATFORM, O_MODEL, O_MEMORY, O_ON_FULL, O_RATIO, O_FAIL, O_MTBF, O_REPAIR, O_SEED, O_COSTS,
-  O_CK_INTERVAL, O_CK_COST, O_RESTART, O_SAMPLE, O_LIMIT, O_STALL, O_OUT, O_NO_TASKS, O_QUIET, O_SPILL, O_RECORD, O_REPLAY, O_HELP
-};
+/* sim's own options; the shared ones are cli/engine_opts.h's */
+enum { O_CLUSTER = 256, O_PLATFORM, O_MTBF, O_REPAIR, O_COSTS, O_SAMPLE, O_LIMIT, O_NO_TASKS, O_SPILL, O_HELP };
 
 typedef struct {
-  const char *workload, *cluster, *platform, *model, *fail, *costs, *out, *record, *replay;
-  double memory, ratio, mtbf, repair, ck_interval, ck_cost, restart, sample, limit, spill, stall;
-  bool oom, no_tasks, quiet, have_seed, have_repair;
-  uint64_t seed;
+  sl_cli_engine_opts e; /* what run and sim share */
+  const char *workload, *cluster, *platform, *costs;
+  double mtbf, repair, sample, limit, spill;
+  bool no_tasks, have_repair;
 } args;
 
 static int bad(const char *fmt, const char *value)
@@ -120,43 +119,11 @@ static int parse_positive_time(const char *name, const char *v, double *out)
 
 static int parse_option(int ch, args *a)
 {
-  double v;
-  int64_t n;
   switch (ch) {
   case O_CLUSTER: a->cluster = optarg; return 0;
   case O_PLATFORM: a->platform = optarg; return 0;
-  case O_MODEL: a->model = optarg; return 0;
-  case O_FAIL: a->fail = optarg; return 0;
   case O_COSTS: a->costs = optarg; return 0;
-  case O_OUT: a->out = optarg; return 0;
   case O_NO_TASKS: a->no_tasks = true; return 0;
-  case O_QUIET: a->quiet = true; return 0;
-  case O_RECORD:
-    if (!optarg[0])
-      return bad("--record-events: empty file name%s", "");
-    a->record = optarg;
-    return 0;
-  case O_REPLAY: a->replay = optarg; return 0;
-  case O_MEMORY:
-    if (sl_parse_size(optarg, &a->memory) < 0 || a->memory <= 0)
-      return bad("--memory: '%s' is not a size (e.g. 8GB)", optarg);
-    return 0;
-  case O_ON_FULL:
-    if (strcmp(optarg, "spill") != 0 && strcmp(optarg, "oom") != 0)
-      return bad("--on-full: '%s' (expected spill or oom)", optarg);
-    a->oom = strcmp(optarg, "oom") == 0;
-    return 0;
-  case O_RATIO:
-    if (sl_parse_number(optarg, &v) < 0 || v < 0 || v > 1)
-      return bad("--reservation-ratio: '%s' (expected a number from 0 to 1)", optarg);
-    a->ratio = v;
-    return 0;
-  case O_SEED:
-    if (sl_cli_parse_count("sim", "--seed", optarg, 0, INT64_MAX, &n))
-      return SL_EXIT_USAGE;
-    a->seed = (uint64_t)n;
-    a->have_seed = true;
-    return 0;
   case O_SPILL:
     if (sl_parse_bandwidth(optarg, &a->spill) < 0 || a->spill <= 0)
       return bad("--spill-bandwidth: '%s' is not a bandwidth (e.g. 500MB/s)", optarg);
@@ -165,12 +132,8 @@ static int parse_option(int ch, args *a)
   case O_REPAIR:
     a->have_repair = true;
     return parse_time_opt("--repair", optarg, &a->repair);
-  case O_CK_INTERVAL: return parse_positive_time("--checkpoint-interval", optarg, &a->ck_interval);
-  case O_CK_COST: return parse_time_opt("--checkpoint-cost", optarg, &a->ck_cost);
-  case O_RESTART: return parse_time_opt("--restart-cost", optarg, &a->restart);
   case O_SAMPLE: return parse_positive_time("--sample", optarg, &a->sample);
   case O_LIMIT: return parse_positive_time("--time-limit", optarg, &a->limit);
-  case O_STALL: return parse_positive_time("--stall-timeout", optarg, &a->stall);
   default: return bad("unknown or incomplete option '%s'", optarg ? optarg : "?");
   }
 }
@@ -178,24 +141,15 @@ static int parse_option(int ch, args *a)
 static int parse_args(int argc, char **argv, args *a)
 {
   static const struct option opts[] = {
+    SL_CLI_ENGINE_LONGOPTS,
     {"cluster", required_argument, NULL, O_CLUSTER}, {"platform", required_argument, NULL, O_PLATFORM},
-    {"model", required_argument, NULL, O_MODEL}, {"memory", required_argument, NULL, O_MEMORY},
-    {"on-full", required_argument, NULL, O_ON_FULL}, {"reservation-ratio", required_argument, NULL, O_RATIO},
-    {"fail", required_argument, NULL, O_FAIL}, {"mtbf", required_argument, NULL, O_MTBF},
-    {"repair", required_argument, NULL, O_REPAIR}, {"seed", required_argument, NULL, O_SEED},
-    {"costs", required_argument, NULL, O_COSTS}, {"checkpoint-interval", required_argument, NULL, O_CK_INTERVAL},
-    {"checkpoint-cost", required_argument, NULL, O_CK_COST}, {"restart-cost", required_argument, NULL, O_RESTART},
-    {"sample", required_argument, NULL, O_SAMPLE}, {"time-limit", required_argument, NULL, O_LIMIT},
-    {"stall-timeout", required_argument, NULL, O_STALL},
-    {"out", required_argument, NULL, O_OUT}, {"no-tasks", no_argument, NULL, O_NO_TASKS},
-    {"quiet", no_argument, NULL, O_QUIET}, {"spill-bandwidth", required_argument, NULL, O_SPILL},
-    {"record-events", required_argument, NULL, O_RECORD}, {"replay-events", required_argument, NULL, O_REPLAY},
-    {"help", no_argument, NULL, O_HELP}, {0}};
+    {"mtbf", required_argument, NULL, O_MTBF}, {"repair", required_argument, NULL, O_REPAIR},
+    {"costs", required_argument, NULL, O_COSTS}, {"sample", required_argument, NULL, O_SAMPLE},
+    {"time-limit", required_argument, NULL, O_LIMIT}, {"no-tasks", no_argument, NULL, O_NO_TASKS},
+    {"spill-bandwidth", required_argument, NULL, O_SPILL}, {"help", no_argument, NULL, O_HELP}, {0}};
   memset(a, 0, sizeof *a);
-  a->model = "streaming";
+  sl_cli_engine_opts_default(&a->e);
   a->repair = DEFAULT_REPAIR_S;
-  a->ck_interval = -1;
-  a->ck_cost = a->restart = -1;
   int ch;
   sl_cli_set_command("sim");
   optind = 1;
@@ -207,7 +161,9 @@ static int parse_args(int argc, char **argv, args *a)
     }
     if (ch == '?' || ch == ':')
       return bad("unknown or incomplete option '%s'", argv[optind - 1]);
-    int rc = parse_option(ch, a);
+    int rc = sl_cli_engine_option("sim", ch, optarg, &a->e);
+    if (rc == 1)
+      rc = parse_option(ch, a);
     if (rc)
       return rc;
   }
@@ -217,6 +173,8 @@ static int parse_args(int argc, char **argv, args *a)
     return bad("%s", "--cluster and --platform are exclusive");
   if (a->have_repair && a->mtbf <= 0)
     return bad("%s", "--repair applies to the random losses of --mtbf, which is not given");
+  if (sl_cli_engine_opts_check("sim", &a->e))
+    return SL_EXIT_USAGE;
   a->workload = argv[optind];
   return 0;
 }
@@ -242,23 +200,6 @@ static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c)
     sl_cluster_free(c);
     return SL_EXIT_USAGE;
   }
-  return 0;
-}
-
-static int core_options(const args *a, sl_core_opts *o)
-{
-  sl_core_opts_default(o);
-  if (sl_core_opts_set_model(o, a->model) < 0)
-    return bad("--model: unknown model '%s' (expected streaming, streaming-plus, streaming-noadapt, "
-               "streaming-nopart, static, batch or stream)", a->model);
-  o->on_full = a->oom ? SL_FULL_OOM : SL_FULL_SPILL;
-  o->reservation_ratio = a->ratio;
-  if (a->ck_interval > 0)
-    o->checkpoint_interval_s = a->ck_interval;
-  if (a->ck_cost >= 0)
-    o->checkpoint_cost_s = a->ck_cost;
-  if (a->restart >= 0)
-    o->restart_cost_s = a->restart;
   return 0;
 }
 
@@ -293,60 +234,39 @@ static void print_summary(const sl_sim_result *r, const sl_cluster *c, const cha
     printf("  outputs in    %s/\n", out);
 }
 
-/* Creates the folders above @p dir (mkdir -p of its parent): the recorder
- * makes the last one itself. */
-static int make_parents(const char *dir)
-{
-  char path[512];
-  snprintf(path, sizeof path, "%s", dir);
-  for (char *p = path + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = 0;
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-      fprintf(stderr, "sluice sim: %s: cannot create directory: %s\n", path, strerror(errno));
-      return SL_EXIT_FAILED;
-    }
-    *p = '/';
-  }
-  return 0;
-}
-
 static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const sl_workload *w)
 {
   sl_sim_opts o;
   sl_sim_opts_default(&o);
-  int rc = core_options(a, &o.core);
-  if (rc)
-    return rc;
+  o.core = a->e.core;
+  int rc;
   sl_fault_schedule faults;
   char err[512], out[512];
-  if (a->fail && sl_faults_parse(a->fail, p, c, &faults, err, sizeof err) < 0)
+  const char *fail = a->e.fail;
+  if (fail && sl_faults_parse(fail, p, c, &faults, err, sizeof err) < 0)
     return sl_cli_usage_error("sim", "--fail: %s", err);
-  if (a->fail && faults.n == 0)
+  if (fail && faults.n == 0)
     return sl_cli_usage_error("sim", "--fail: empty schedule (e.g. kill:transform@15s,lose:1@900s)");
-  snprintf(out, sizeof out, "runs/sim-%s-%s", w->name, a->model);
+  snprintf(out, sizeof out, "runs/sim-%s-%s", w->name, sl_core_opts_model_name(&o.core));
   o.plan = p;
   o.cluster = c;
   o.platform_xml = a->platform;
-  o.faults = a->fail ? &faults : NULL;
+  o.faults = fail ? &faults : NULL;
   o.mtbf_s = a->mtbf;
   o.spill_bps = a->spill;
   o.repair_s = a->repair;
-  o.seed = a->have_seed ? a->seed : w->seed;
+  o.seed = a->e.have_seed ? a->e.seed : w->seed;
   o.sample_interval_s = a->sample;
   o.time_limit_s = a->limit;
-  o.stall_timeout_s = a->stall;
+  o.stall_timeout_s = a->e.stall_timeout_s;
   o.keep_tasks = !a->no_tasks;
-  o.out_dir = a->out ? a->out : out;
-  o.record_events = a->record;
-  if (a->replay && a->record)
-    return sl_cli_usage_error("sim", "--record-events and --replay-events exclude each other");
-  if (a->replay) {
+  o.out_dir = a->e.out ? a->e.out : out;
+  o.record_events = a->e.record;
+  if (a->e.replay) {
     sl_core_opts core = sl_sim_core_opts(&o);
-    return sl_cli_replay("sim", p, c, &core, a->replay);
+    return sl_cli_replay("sim", p, c, &core, a->e.replay);
   }
-  if ((rc = make_parents(o.out_dir)))
+  if ((rc = sl_cli_make_parents("sim", o.out_dir)))
     return rc;
   sl_sim_result r;
   sl_sim_run(&o, &r);
@@ -354,7 +274,7 @@ static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const 
     fprintf(stderr, "sluice sim: %s\n", r.err);
     return r.code == SL_EINVAL ? SL_EXIT_USAGE : SL_EXIT_FAILED;
   }
-  if (!a->quiet)
+  if (!a->e.quiet)
     print_summary(&r, c, o.out_dir);
   else if (r.summary.faults_not_applied[0])
     fprintf(stderr, "sluice sim: warning: faults not applied: %s\n", r.summary.faults_not_applied);
@@ -374,8 +294,8 @@ int sl_cmd_sim(int argc, char **argv)
   sl_cluster c = {0};
   if ((rc = load_inputs(&a, &w, &p, &c)))
     return rc;
-  if (a.memory > 0)
-    sl_cluster_set_store(&c, a.memory);
+  if (a.e.memory > 0)
+    sl_cluster_set_store(&c, a.e.memory);
   rc = simulate(&a, &p, &c, &w);
   sl_cluster_free(&c);
   return rc;

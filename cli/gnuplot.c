@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "results/atomic_file.h"
+
 #ifndef SL_DATA_DIR
 #define SL_DATA_DIR "."
 #endif
@@ -62,11 +64,7 @@ int sl_gnuplot_draw(const char *cmd, const char *expr, const char *term, const c
                     const char *final)
 {
   char tmp[1200], e[16384];
-  const char *slash = strrchr(final, '/');
-  if (slash)
-    snprintf(tmp, sizeof tmp, "%.*s/.%s.tmp", (int)(slash - final), final, slash + 1);
-  else
-    snprintf(tmp, sizeof tmp, ".%s.tmp", final);
+  sl_atomic_tmp_path(final, tmp, sizeof tmp);
   snprintf(e, sizeof e, "%s", expr);
   sl_gnuplot_string(e, sizeof e, "term", term);
   sl_gnuplot_string(e, sizeof e, "out", tmp);
@@ -81,9 +79,9 @@ int sl_gnuplot_draw(const char *cmd, const char *expr, const char *term, const c
     fprintf(stderr, "sluice %s: gnuplot failed (exit %d) drawing %s\n", cmd, rc, final);
     return 1;
   }
-  if (rename(tmp, final) != 0) {
-    fprintf(stderr, "sluice %s: %s: %s\n", cmd, final, strerror(errno));
-    unlink(tmp);
+  char err[1400];
+  if (sl_atomic_publish(tmp, final, err, sizeof err) < 0) {
+    fprintf(stderr, "sluice %s: %s\n", cmd, err);
     return 1;
   }
   return 0;

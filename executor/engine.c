@@ -4,12 +4,14 @@
  * the core under the lock and, when the next task lands on its own slot,
  * runs it at once without a thread switch: that keeps the dispatch cost in
  * microseconds. Everything the executor decides is what the core decided.
+ *
+ * Beside it: store.c holds the partitions' bytes, rejected.c the tally of
+ * rows kernels reject, local_cluster.c this machine as a cluster.
  */
 #include "engine.h"
 
 #include <errno.h>
 #include <stdarg.h>
-#include <hwloc.h>
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
@@ -22,10 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "executor/rejected.h"
 #include "executor/store.h"
 #include "models/bound.h"
 #include "models/error.h"
 #include "results/events.h"
+#include "results/failure.h"
 #include "workloads/kernels.h"
 #include "workloads/kernels/gemm_cuda.h"
 #include "workloads/sink.h"
@@ -33,68 +37,6 @@
 #define MAX_MEMBERS 8
 
 typedef struct engine engine;
-
-/* A row a kernel rejected: which logical operator, which row, and the sink
- * rows it would have become (an upper bound when not exact). */
-typedef struct {
-  int level;
-  int64_t id;
-  double sink_rows;
-  bool exact;
-} rejected_row;
-
-/* The rejected rows seen so far, by (operator, row id): an open-addressing
- * hash set, as a re-run must not count the same row twice. Rejections are
- * rare; the set is small. */
-typedef struct {
-  struct rejected_key {
-    int64_t id;
-    int level; /* -1: an empty cell */
-  } *cell;
-  size_t n, cap;
-} rejected_set;
-
-static size_t rejected_hash(int level, int64_t id, size_t cap)
-{
-  uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ull ^ (uint64_t)level * 0xbf58476d1ce4e5b9ull;
-  return (size_t)(h ^ (h >> 31)) & (cap - 1);
-}
-
-static int rejected_set_grow(rejected_set *s);
-
-/* 1 when (@p level, @p id) is new, 0 when seen before, SL_ENOMEM. */
-static int rejected_set_add(rejected_set *s, int level, int64_t id)
-{
-  if (2 * (s->n + 1) > s->cap && rejected_set_grow(s) < 0)
-    return SL_ENOMEM;
-  for (size_t i = rejected_hash(level, id, s->cap);; i = (i + 1) & (s->cap - 1)) {
-    struct rejected_key *k = &s->cell[i];
-    if (k->level == level && k->id == id)
-      return 0;
-    if (k->level < 0) {
-      k->level = level;
-      k->id = id;
-      s->n++;
-      return 1;
-    }
-  }
-}
-
-static int rejected_set_grow(rejected_set *s)
-{
-  rejected_set bigger = {.cap = s->cap ? 2 * s->cap : 64};
-  bigger.cell = malloc(bigger.cap * sizeof *bigger.cell);
-  if (!bigger.cell)
-    return SL_ENOMEM;
-  for (size_t i = 0; i < bigger.cap; i++)
-    bigger.cell[i].level = -1;
-  for (size_t i = 0; i < s->cap; i++)
-    if (s->cell[i].level >= 0)
-      rejected_set_add(&bigger, s->cell[i].level, s->cell[i].id); /* room: cannot fail */
-  free(s->cell);
-  *s = bigger;
-  return 0;
-}
 
 /* An input partition a task holds: in memory, or the file it was spilled to. */
 typedef struct {
@@ -140,12 +82,8 @@ struct engine {
   bool done, stop;
   int fail_code;
   char fail_msg[512];
-  int64_t errored_rows;     /* rows kernels rejected, skipped under --max-errored-rows */
   sl_fault_log fault_log;   /* what became of each scheduled fault */
-  rejected_set rejected;    /* which ones: each counts once */
-  double sink_rows_lost;    /* the sink rows they would have become */
-  bool sink_rows_lost_exact;
-  char first_error[400];    /* the first rejected row, named */
+  sl_rejected_tally rejected; /* rows kernels rejected, skipped under --max-errored-rows */
   bool gpu_present;
   double last_progress_rows, last_progress_t;
 };
@@ -237,14 +175,21 @@ static input_ref *pin_inputs(engine *e, const sl_decision *d)
   }
   for (int i = 0; i < d->ninputs; i++) {
     in[i].blob = sl_store_acquire(e->store, d->inputs[i], &in[i].mem, in[i].path, sizeof in[i].path);
-    if (!in[i].blob) {
+    if (!in[i].blob)
       fail_job(e, SL_ESTATE, "task %u of '%s' launched without input partition %u", d->task,
                e->plan->ops[d->op].name, d->inputs[i]);
-      for (int k = 0; k < i; k++)
+    /* the store holds the bytes, the core the books: they must agree, as
+     * check_accounting() asks of the totals */
+    else if ((in[i].mem == NULL) != d->in[i].spilled)
+      fail_job(e, SL_ESTATE, "input partition %u of task %u is %s, but the core has it %s", d->inputs[i],
+               d->task, in[i].mem ? "in memory" : "spilled", d->in[i].spilled ? "spilled" : "in memory");
+    else
+      continue;
+    for (int k = 0; k <= i; k++)
+      if (in[k].blob)
         sl_store_release(e->store, in[k].blob);
-      free(in);
-      return NULL;
-    }
+    free(in);
+    return NULL;
   }
   return in;
 }
@@ -310,22 +255,12 @@ static bool drain(engine *e, worker *self)
       e->done = true;
       pthread_cond_signal(&e->main_cv);
       break;
-    case SL_DEC_FAIL:
-      if (d.code == SL_EOOM && d.op >= 0)
-        fail_job(e, d.code, "operator '%s' on node %d: the partition store is full (%.0f of %.0f bytes) "
-                 "and spilling is off (--on-full oom)", e->plan->ops[d.op].name, d.node,
-                 sl_core_node_store(e->core, d.node), sl_cluster_node_group(e->cluster, d.node)->store_bytes);
-      else if (d.code == SL_EOOM)
-        fail_job(e, d.code, "the partition store is full and spilling is off (--on-full oom)");
-      else if (d.code == SL_ESTALL && d.stalled_s > 0)
-        fail_job(e, d.code, "no progress for %.1f s; operator '%s' is stuck", d.stalled_s,
-                 e->plan->ops[d.op >= 0 ? d.op : 0].name);
-      else if (d.code == SL_ESTALL && sl_core_stuck_op(e->core) >= 0)
-        fail_job(e, d.code, "%s; operator '%s' is stuck", sl_strerror(d.code),
-                 e->plan->ops[sl_core_stuck_op(e->core)].name);
-      else
-        fail_job(e, d.code, "%s", sl_strerror(d.code));
+    case SL_DEC_FAIL: {
+      char why[320];
+      sl_failure_text(&d, e->plan, e->cluster, e->core, why, sizeof why);
+      fail_job(e, d.code, "%s", why);
       break;
+    }
     }
   }
   return mine;
@@ -472,42 +407,8 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
 typedef struct {
   const sl_decision *d;
   sl_part_id input;      /* the input partition, SL_NONE in a source task */
-  rejected_row *rejected; /* since the last note_errors(), owned */
-  size_t nrejected, cap;
-  char first[400];       /* the first of them, named */
+  sl_rejected_batch rejected; /* since the last note_errors() */
 } row_origin;
-
-/* The sink rows one input row of member @p member of @p op turns into:
- * the product of the expansions from there on. Exact only when none of
- * them is a 1-in-K filter, which may or may not have kept that row; with
- * one, the most it could have become. */
-static double sink_rows_per_row(const sl_plan *p, int op, int member, bool *exact)
-{
-  double f = 1;
-  *exact = true;
-  for (int i = op; i < p->nops; i++) {
-    const sl_pop *pop = &p->ops[i];
-    for (int m = i == op ? member : 0; m < pop->nfused; m++) {
-      double r = p->workload->ops[pop->first + m].rows_out_per_row;
-      if (r == 0)
-        r = 1;
-      if (r < 1) {
-        *exact = false;
-        r = 1;
-      }
-      f *= r;
-    }
-  }
-  return f;
-}
-
-/* Drops "row ID: " from a kernel message that we prefix with more. */
-static const char *after_row_prefix(const char *msg, int64_t id)
-{
-  char prefix[40];
-  int n = snprintf(prefix, sizeof prefix, "row %lld: ", (long long)id);
-  return strncmp(msg, prefix, (size_t)n) == 0 ? msg + n : msg;
-}
 
 /* Counts row @p i of @p rows as rejected by member @p m of @p op and names
  * the first one: operator, row, source partition, input partition, task. */
@@ -516,26 +417,18 @@ static int reject_row(worker *w, int op, int m, const sl_rows *rows, size_t i, c
 {
   const sl_plan *p = w->e->plan;
   int64_t id = sl_rows_id(rows, i);
-  if (o->nrejected == o->cap) {
-    size_t ncap = o->cap ? 2 * o->cap : 16;
-    rejected_row *n = realloc(o->rejected, ncap * sizeof *n);
-    if (!n)
-      return SL_ENOMEM;
-    o->rejected = n;
-    o->cap = ncap;
-  }
-  rejected_row *r = &o->rejected[o->nrejected++];
-  r->level = p->ops[op].first + m;
-  r->id = id;
-  r->sink_rows = sink_rows_per_row(p, op, m, &r->exact);
-  if (o->first[0])
+  sl_rejected_row r = {.level = p->ops[op].first + m, .id = id};
+  r.sink_rows = sl_rejected_sink_rows(p, op, m, &r.exact);
+  if (sl_rejected_batch_push(&o->rejected, &r) < 0)
+    return SL_ENOMEM;
+  if (o->rejected.first[0])
     return 0;
   char input[48] = "";
   if (o->input != SL_NONE)
     snprintf(input, sizeof input, ", input partition %u", o->input);
-  snprintf(o->first, sizeof o->first, "operator '%s' rejected row %lld (partition %u of source '%s'%s, task %u): %s",
+  snprintf(o->rejected.first, sizeof o->rejected.first, "operator '%s' rejected row %lld (partition %u of source '%s'%s, task %u): %s",
            p->workload->ops[p->ops[op].first + m].name, (long long)id, sl_rows_split(rows, i),
-           p->workload->ops[0].name, input, o->d->task, after_row_prefix(sl_kernel_last_error(k), id));
+           p->workload->ops[0].name, input, o->d->task, sl_rejected_message(sl_kernel_last_error(k), id));
   return 0;
 }
 
@@ -645,37 +538,24 @@ static int emit_parts(worker *w, const sl_decision *d, task_run *tr, sl_rows *ou
  * the job fails, naming the row. */
 static int note_errors(worker *w, row_origin *o)
 {
-  if (o->nrejected == 0)
+  if (o->rejected.n == 0)
     return 0;
   engine *e = w->e;
   int64_t limit = e->opts->max_errored_rows;
-  int rc = 0;
   pthread_mutex_lock(&e->lock);
   /* a re-run (after a failure or a rollback) meets the same bad rows: each
    * counts once */
-  for (size_t i = 0; i < o->nrejected && rc == 0; i++) {
-    const rejected_row *r = &o->rejected[i];
-    rc = rejected_set_add(&e->rejected, r->level, r->id);
-    if (rc == 1) {
-      e->errored_rows++;
-      e->sink_rows_lost += r->sink_rows;
-      e->sink_rows_lost_exact = e->sink_rows_lost_exact && r->exact;
-      rc = 0;
-    }
-  }
+  int rc = sl_rejected_tally_add(&e->rejected, &o->rejected);
   if (rc < 0)
     fail_job(e, SL_ENOMEM, "out of memory counting rejected rows");
-  if (!e->first_error[0])
-    snprintf(e->first_error, sizeof e->first_error, "%s", o->first);
-  bool over = e->errored_rows > limit;
+  bool over = e->rejected.rows > limit;
   if (over && limit == 0)
-    fail_job(e, SL_EKERNEL, "%s (--max-errored-rows N skips up to N such rows)", o->first);
+    fail_job(e, SL_EKERNEL, "%s (--max-errored-rows N skips up to N such rows)", o->rejected.first);
   else if (over)
     fail_job(e, SL_EKERNEL, "%lld rows rejected, more than --max-errored-rows %lld; %s",
-             (long long)e->errored_rows, (long long)limit, o->first);
+             (long long)e->rejected.rows, (long long)limit, o->rejected.first);
   pthread_mutex_unlock(&e->lock);
-  o->nrejected = 0;
-  o->first[0] = 0;
+  sl_rejected_batch_clear(&o->rejected);
   return rc < 0 ? rc : over ? SL_EKERNEL : 0;
 }
 
@@ -711,7 +591,7 @@ static int run_source(worker *w, const sl_decision *d, task_run *tr, sl_rows *ou
       rc = emit_parts(w, d, tr, out, false);
   }
   sl_rows_free(&chunk);
-  free(origin.rejected);
+  sl_rejected_batch_free(&origin.rejected);
   return rc;
 }
 
@@ -759,7 +639,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
   }
   sl_rows_free(&chunk);
   sl_rows_free(&loaded);
-  free(origin.rejected);
+  sl_rejected_batch_free(&origin.rejected);
   return rc;
 }
 
@@ -1043,7 +923,7 @@ static void fill_summary(engine *e, sl_summary *s, double jct)
   getrusage(RUSAGE_SELF, &ru);
   s->peak_rss_bytes = (double)ru.ru_maxrss * 1024.0;
   s->sink_checksum = sl_sink_checksum(e->sink);
-  s->errored_rows = e->errored_rows;
+  s->errored_rows = e->rejected.rows;
   sl_fault_log_finish(&e->fault_log, &e->opts->faults, e->core);
   s->faults_applied = sl_fault_log_applied(&e->fault_log);
   sl_fault_log_describe(&e->fault_log, &e->opts->faults, s->faults_not_applied, sizeof s->faults_not_applied);
@@ -1051,17 +931,6 @@ static void fill_summary(engine *e, sl_summary *s, double jct)
     s->oom = true;
   if (!s->complete)
     snprintf(s->note, sizeof s->note, "%.300s", e->fail_msg[0] ? e->fail_msg : "interrupted");
-}
-
-/* Whether the sink got every row it should have: all of them, less those
- * that rejected rows would have become (at most that many when a 1-in-K
- * filter makes the exact number unknowable). */
-static bool sink_rows_add_up(const engine *e, const sl_summary *s)
-{
-  double least = s->expected_rows - e->sink_rows_lost;
-  if (e->sink_rows_lost_exact)
-    return fabs(s->rows - least) < 0.5;
-  return s->rows <= s->expected_rows + 0.5 && s->rows >= least - 0.5;
 }
 
 /* The main thread: ticks the core, samples, injects failures, watches for
@@ -1135,7 +1004,7 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   pthread_cond_init(&e.main_cv, &ca);
   pthread_condattr_destroy(&ca);
   e.gpu_present = sl_cuda_device_count() > 0;
-  e.sink_rows_lost_exact = true;
+  sl_rejected_tally_init(&e.rejected);
   snprintf(spill, sizeof spill, "%s", opts->spill_dir ? opts->spill_dir : "");
   if (!opts->spill_dir)
     snprintf(spill, sizeof spill, "%s/spill", opts->out_dir);
@@ -1175,14 +1044,14 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   double jct = now_s(&e);
   stop_workers(&e);
   fill_summary(&e, summary, jct);
-  if (summary->complete && !sink_rows_add_up(&e, summary)) {
+  if (summary->complete && !sl_rejected_rows_add_up(&e.rejected, summary->rows, summary->expected_rows)) {
     summary->complete = false;
     snprintf(summary->note, sizeof summary->note, "the sink got %.0f rows of %.0f (%lld rejected)", summary->rows,
-             summary->expected_rows, (long long)e.errored_rows);
+             summary->expected_rows, (long long)e.rejected.rows);
     e.fail_code = SL_ESTATE;
-  } else if (summary->complete && e.errored_rows > 0) {
+  } else if (summary->complete && e.rejected.rows > 0) {
     snprintf(summary->note, sizeof summary->note, "skipped %lld rejected rows; first: %.250s",
-             (long long)e.errored_rows, e.first_error);
+             (long long)e.rejected.rows, e.rejected.first);
   }
   if (sl_recorder_write(e.rec, summary, opts->out_dir, err, errlen) < 0) {
     rc = SL_EIO;
@@ -1196,7 +1065,7 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
     snprintf(err, errlen, "%s", e.fail_msg[0] ? e.fail_msg : summary->note);
 out_free:
   sl_event_log_free(e.events);
-  free(e.rejected.cell);
+  sl_rejected_tally_free(&e.rejected);
   sl_recorder_free(e.rec);
   sl_sink_free(e.sink);
   sl_store_free(e.store);
@@ -1205,38 +1074,4 @@ out_destroy:
   pthread_cond_destroy(&e.main_cv);
   pthread_mutex_destroy(&e.lock);
   return rc;
-}
-
-/* ---------------------------------------------------------- local cluster */
-
-int sl_exec_local_cluster(sl_cluster *out, double store_bytes)
-{
-  memset(out, 0, sizeof *out);
-  hwloc_topology_t topo;
-  int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-  if (hwloc_topology_init(&topo) == 0) {
-    if (hwloc_topology_load(topo) == 0) {
-      int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-      if (n > 0)
-        cores = n;
-    }
-    hwloc_topology_destroy(topo);
-  }
-  /* hwloc's NUMA memory can undercount on VMs with hot-plugged memory */
-  double memory = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  snprintf(out->name, sizeof out->name, "local");
-  snprintf(out->path, sizeof out->path, "(this machine)");
-  out->backbone_bps = 1.25e10;
-  out->latency_s = 0;
-  out->ngroups = 1;
-  sl_node_group *g = &out->groups[0];
-  snprintf(g->name, sizeof g->name, "local");
-  g->count = 1;
-  g->cpu = cores > 0 ? cores : 1;
-  g->gpu = sl_cuda_device_count();
-  g->memory_bytes = memory;
-  g->store_bytes = store_bytes > 0 ? store_bytes : 0.3 * memory;
-  g->cpu_speed = g->gpu_speed = 1;
-  g->nic_bps = 1.25e9;
-  return sl_cluster_expand(out);
 }

@@ -4,7 +4,7 @@
  *        threads, real buffers, real kernels and the wall clock, asking the
  *        scheduling core for every decision.
  *
- * Virtual nodes come from the cluster spec (or sl_exec_local_cluster());
+ * Virtual nodes come from the cluster spec (or executor/local_cluster.h);
  * each node has one worker thread per slot the core asks for, so slots are
  * logical: eight CPU slots of a sleep-bound operator run on two cores.
  */
@@ -45,12 +45,5 @@ sl_core_opts sl_exec_core_opts(const sl_exec_opts *o);
  */
 int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_opts *opts,
                 sl_summary *summary, char *err, size_t errlen);
-
-/**
- * @brief One virtual node describing this machine: cores (hwloc), memory,
- *        CUDA devices as GPU slots, and @p store_bytes of partition store
- *        (0: 30% of memory). Free with sl_cluster_free().
- */
-int sl_exec_local_cluster(sl_cluster *out, double store_bytes);
 
 #endif

@@ -117,6 +117,21 @@ void sl__push(sl_core *c, const sl_decision *d)
   c->dec_len++;
 }
 
+/* A LAUNCH's inputs as the core books them, for the engine to read them
+ * from where they are: sl__launch() made room for them. */
+static void describe_inputs(sl_core *c, sl_decision *d)
+{
+  d->in = NULL;
+  if (d->kind != SL_DEC_LAUNCH || d->ninputs <= 0)
+    return;
+  for (int i = 0; i < d->ninputs; i++) {
+    const sl__part *p = &c->parts[d->inputs[i]];
+    c->launch_in[i] = (sl_input){.part = d->inputs[i], .node = p->node, .bytes = p->bytes,
+                                 .spilled = p->spilled != 0};
+  }
+  d->in = c->launch_in;
+}
+
 bool sl_core_next(sl_core *c, sl_decision *out)
 {
   if (c->dec_len == 0)
@@ -124,6 +139,7 @@ bool sl_core_next(sl_core *c, sl_decision *out)
   *out = c->decs[c->dec_head];
   c->dec_head = (c->dec_head + 1) % c->dec_cap;
   c->dec_len--;
+  describe_inputs(c, out);
   return true;
 }
 
@@ -493,6 +509,7 @@ void sl_core_free(sl_core *c)
   free(c->tasks);
   free(c->parts);
   free(c->decs);
+  free(c->launch_in);
   free(c->split_rows);
   free(c);
 }
@@ -757,11 +774,31 @@ static void work_order(sl_core *c, sl_decision *d, const sl__task *o, int node)
     d->share = 0;
 }
 
+/* Room for the facts of @p n inputs, so that sl_core_next() never allocates. */
+static int reserve_launch_in(sl_core *c, int n)
+{
+  if (n <= 0 || (uint32_t)n <= c->launch_in_cap)
+    return 0;
+  uint32_t ncap = c->launch_in_cap ? c->launch_in_cap : 16;
+  while (ncap < (uint32_t)n)
+    ncap *= 2;
+  sl_input *in = realloc(c->launch_in, sizeof *in * ncap);
+  if (!in)
+    return SL_ENOMEM;
+  c->launch_in = in;
+  c->launch_in_cap = ncap;
+  return 0;
+}
+
 void sl__launch(sl_core *c, double now, sl_task_id id, int node)
 {
   sl__task *t = &c->tasks[id];
   sl__task *o = origin_of(c, t);
   const sl_pop *op = &c->plan->ops[t->op];
+  if (reserve_launch_in(c, o->ninputs) < 0) {
+    push_fail(c, SL_ENOMEM); /* the job ends; no order goes out without its facts */
+    return;
+  }
   sl__node *nd = &c->nodes[node];
   out_rows_of(c, o);
   t->state = SL__T_RUNNING;
@@ -1258,6 +1295,7 @@ static void place(sl_core *c, sl__task *t, sl_part_id pid, sl_emit_fate fate)
 {
   sl__part *p = &c->parts[pid];
   p->state = fate == SL_EMIT_SPILLED ? SL__P_SPILLED : SL__P_ALIVE;
+  p->spilled = fate == SL_EMIT_SPILLED;
   p->node = t->node;
   if (p->state == SL__P_ALIVE)
     store_add(c, t->node, p->bytes);

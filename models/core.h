@@ -16,8 +16,23 @@
  *   LAUNCH decision -> run -> sl_core_emit() for every output partition
  *   (retrying after a RESUME decision when the core answered SL_EAGAIN)
  *   -> sl_core_finished(). A task lost with its worker is reported with
- *   sl_core_failed(); a task the core cancels (CANCEL decision) must be
- *   stopped and then reported with sl_core_failed() as well.
+ *   sl_core_failed().
+ *
+ * The CANCEL contract. A CANCEL names a running attempt the core has
+ * already written off (a rollback of the whole job): when the engine sees
+ * it, the attempt's slot is free in the core's books, and a LAUNCH on the
+ * same slot may follow in the same drain. The engine must
+ *   - stop the attempt (a worker in a kernel stops at the next point it can)
+ *     before the slot's next attempt runs, and record it as cancelled;
+ *   - keep nothing the attempt makes from then on: the partitions it emitted
+ *     before belong to the core, which DROPs those nobody needs.
+ * It need not report the attempt. What it may still send for it, from a
+ * worker that was already on its way: sl_core_emit() answers SL_ESTATE
+ * (nothing is stored: the engine frees the bytes), sl_core_finished()
+ * answers SL_ESTATE, sl_core_failed() answers 0 and changes nothing. Each
+ * is recorded as an event all the same, so a replay sees it. A CANCEL for
+ * a task whose LAUNCH the engine has not acted on yet needs nothing more:
+ * sl_core_task_live() is false for it, and the engine skips it.
  */
 #ifndef SL_CORE_H
 #define SL_CORE_H
@@ -88,12 +103,24 @@ typedef enum {
   SL_DEC_RESUME,     /**< the task may retry its refused emission */
   SL_DEC_DELIVER,    /**< hand partition to the sink, then free its bytes */
   SL_DEC_DROP,       /**< free a partition's bytes: nobody needs it any more */
-  SL_DEC_CANCEL,     /**< stop the task; report it with sl_core_failed() */
+  SL_DEC_CANCEL,     /**< stop the task, already written off (the contract: above) */
   SL_DEC_CHECKPOINT, /**< snapshot the sink (stream model) */
   SL_DEC_ROLLBACK,   /**< restore the sink to the last checkpoint (keep_split) */
   SL_DEC_DONE,       /**< the job is complete */
   SL_DEC_FAIL,       /**< the job cannot complete (error in code) */
 } sl_dec_kind;
+
+/**
+ * @brief What a LAUNCH says about one of its inputs: where the partition
+ *        lives, how big it is, and whether it sits on the node's local disk
+ *        rather than in its store.
+ */
+typedef struct {
+  sl_part_id part;
+  int node;     /**< the node whose store (or disk) holds it */
+  double bytes; /**< its bytes, as emitted */
+  bool spilled; /**< on the node's disk: read back before use */
+} sl_input;
 
 /**
  * @brief A decision. A LAUNCH is a complete work order: an engine computes
@@ -112,6 +139,9 @@ typedef struct {
   int node, slot;
   int attempt;
   const sl_part_id *inputs; /**< LAUNCH: valid until the task ends */
+  const sl_input *in;   /**< LAUNCH: the ninputs inputs' facts, in the order of inputs; owned by the
+                             core, valid until the next sl_core_next() or event (copy what the
+                             attempt needs later); NULL when ninputs is 0 */
   int ninputs;
   int64_t split;        /**< LAUNCH of a source task: split index */
   int64_t rows;         /**< LAUNCH: input rows (sources: rows to generate) */
@@ -245,7 +275,9 @@ void sl_core_observe(sl_core *c, sl_event_fn fn, void *ctx);
 int sl_core_apply(sl_core *c, const sl_event *ev);
 
 /** @brief A hash (FNV-1a) of every decision the core has made so far, fields
- *  and inputs included: equal for two cores that decided the same. */
+ *  and inputs included: equal for two cores that decided the same. A
+ *  LAUNCH's input facts (sl_decision.in) are left out: they are the books
+ *  of partitions earlier decisions and events made, which are in already. */
 uint64_t sl_core_decision_hash(const sl_core *c);
 
 /** @brief The name of an event kind ("emit", ...); NULL past the last. */

@@ -26,6 +26,7 @@ typedef struct {
   int16_t op;          /**< producing operator */
   uint8_t state;       /**< sl__pstate */
   uint8_t in_queue;    /**< waiting in the next operator's input queue */
+  uint8_t spilled;     /**< emitted to its node's disk (kept when it is lost or freed) */
   int64_t rows;
   double bytes;
   int64_t split;       /**< source split it descends from (first input's) */
@@ -148,6 +149,8 @@ struct sl_core_s {
   sl_decision *decs;     /**< ring of pending decisions */
   uint32_t dec_head, dec_len, dec_cap;
   uint64_t dec_hash;     /**< FNV-1a over every decision pushed */
+  sl_input *launch_in;   /**< the inputs' facts of the LAUNCH sl_core_next() handed out last */
+  uint32_t launch_in_cap;/**< room in launch_in: at least the ninputs of every queued LAUNCH */
   int pending_kills[SL_MAX_OPS + 1]; /**< kills that found nothing running, per op + 1 ([0]: any) */
   double progress_mark, progress_at; /**< rows delivered + tasks finished, and when it last moved */
   sl_event_fn observer;  /**< sl_core_observe() */

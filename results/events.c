@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "models/error.h"
+#include "results/atomic_file.h"
 
 struct sl_event_log_s {
   sl_event *ev;
@@ -57,13 +58,10 @@ int sl_event_log_write(const sl_event_log *log, const char *path, uint64_t decis
     snprintf(err, errlen, "%s: out of memory while recording events: not written", path);
     return SL_ENOMEM;
   }
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+  sl_atomic_file a;
+  FILE *f = sl_atomic_open(&a, path, err, errlen);
+  if (!f)
     return SL_EIO;
-  }
   fprintf(f, "# sluice events v1: kind now task rows bytes node\n");
   for (int64_t i = 0; i < log->n; i++) {
     const sl_event *e = &log->ev[i];
@@ -71,12 +69,7 @@ int sl_event_log_write(const sl_event_log *log, const char *path, uint64_t decis
             e->bytes, e->node);
   }
   fprintf(f, "decisions %016" PRIx64 "\n", decision_hash);
-  if (ferror(f) | (fclose(f) != 0) || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-    unlink(tmp);
-    return SL_EIO;
-  }
-  return 0;
+  return sl_atomic_commit(&a, true, err, errlen);
 }
 
 static int parse_fail(char *err, size_t errlen, const char *path, int line, const char *what)

@@ -12,6 +12,7 @@
 
 #include "models/bound.h"
 #include "models/error.h"
+#include "results/atomic_file.h"
 
 /* Per-node memory columns stop here: a 1,000-node timeline keeps totals. */
 #define SL_MAX_NODE_COLUMNS 64
@@ -204,28 +205,12 @@ static int make_dir(const char *dir, char *err, size_t errlen)
   return SL_EIO;
 }
 
-/* Opens DIR/NAME.tmp; commit() renames it to DIR/NAME once complete. */
-static FILE *open_tmp(const char *dir, const char *name, char *path, size_t n, char *err, size_t errlen)
+/* Opens DIR/NAME through a temporary (atomic_file.h). */
+static FILE *open_tmp(sl_atomic_file *a, const char *dir, const char *name, char *err, size_t errlen)
 {
-  snprintf(path, n, "%s/.%s.tmp", dir, name);
-  FILE *f = fopen(path, "w");
-  if (!f)
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-  return f;
-}
-
-static int commit(FILE *f, const char *tmp, const char *dir, const char *name, char *err, size_t errlen)
-{
-  char final[1024];
-  bool ok = fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
-  ok = fclose(f) == 0 && ok;
-  snprintf(final, sizeof final, "%s/%s", dir, name);
-  if (!ok || rename(tmp, final) != 0) {
-    snprintf(err, errlen, "%s: cannot write: %s", final, strerror(errno));
-    unlink(tmp);
-    return SL_EIO;
-  }
-  return 0;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return sl_atomic_open(a, path, err, errlen);
 }
 
 static const char *summary_cols[] = {
@@ -237,10 +222,10 @@ static const char *summary_cols[] = {
 
 int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t errlen)
 {
-  char tmp[1024];
+  sl_atomic_file tmp;
   if (make_dir(dir, err, errlen) < 0)
     return SL_EIO;
-  FILE *f = open_tmp(dir, "summary.csv", tmp, sizeof tmp, err, errlen);
+  FILE *f = open_tmp(&tmp, dir, "summary.csv", err, errlen);
   if (!f)
     return SL_EIO;
   csv_out o = {f, 0};
@@ -278,7 +263,7 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   field_i64(&o, s->faults_applied);
   field_str(&o, s->faults_not_applied);
   end_row(&o);
-  return commit(f, tmp, dir, "summary.csv", err, errlen);
+  return sl_atomic_commit(&tmp, true, err, errlen);
 }
 
 int sl_run_dir_begin(const sl_summary *started, const char *dir, char *err, size_t errlen)
@@ -303,8 +288,9 @@ int sl_run_dir_begin(const sl_summary *started, const char *dir, char *err, size
 
 static int write_timeline(const sl_recorder *r, const char *dir, char *err, size_t errlen)
 {
-  char tmp[1024], col[160];
-  FILE *f = open_tmp(dir, "timeline.csv", tmp, sizeof tmp, err, errlen);
+  sl_atomic_file tmp;
+  char col[160];
+  FILE *f = open_tmp(&tmp, dir, "timeline.csv", err, errlen);
   if (!f)
     return SL_EIO;
   csv_out o = {f, 0};
@@ -341,7 +327,7 @@ static int write_timeline(const sl_recorder *r, const char *dir, char *err, size
       field_num(&o, s->node_store[n]);
     end_row(&o);
   }
-  return commit(f, tmp, dir, "timeline.csv", err, errlen);
+  return sl_atomic_commit(&tmp, true, err, errlen);
 }
 
 static const char *status_name(sl_task_status s)
@@ -351,8 +337,8 @@ static const char *status_name(sl_task_status s)
 
 static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t errlen)
 {
-  char tmp[1024];
-  FILE *f = open_tmp(dir, "tasks.csv", tmp, sizeof tmp, err, errlen);
+  sl_atomic_file tmp;
+  FILE *f = open_tmp(&tmp, dir, "tasks.csv", err, errlen);
   if (!f)
     return SL_EIO;
   csv_out o = {f, 0};
@@ -383,7 +369,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
     field_num(&o, t->waited_s);
     end_row(&o);
   }
-  return commit(f, tmp, dir, "tasks.csv", err, errlen);
+  return sl_atomic_commit(&tmp, true, err, errlen);
 }
 
 int sl_recorder_write(sl_recorder *r, const sl_summary *s, const char *dir, char *err, size_t errlen)

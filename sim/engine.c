@@ -14,6 +14,10 @@
  * from a host that may be turned off mid-transfer (pullers are killed
  * before); workers are daemons and register no on_exit (the code that
  * kills an actor or turns a host off does the bookkeeping of the deaths).
+ *
+ * Beside it: sink.c follows rows by source split for the sink's checks,
+ * child.c runs each simulation in a process of its own, platform.c and
+ * costs.c turn specs into SimGrid hosts and cost models.
  */
 #include "engine.h"
 
@@ -29,14 +33,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "models/bound.h"
 #include "models/error.h"
 #include "results/events.h"
+#include "results/failure.h"
+#include "sim/child.h"
 #include "sim/platform.h"
+#include "sim/sink.h"
 #include "models/rng.h"
 
 #define EPS 1e-9
@@ -45,21 +51,6 @@
 enum { STREAM_MTBF = 2 }; /* models/core.c draws spreads on stream 1 */
 
 typedef struct sim_s sim;
-
-/* Rows of one source split. */
-typedef struct {
-  int64_t split;
-  double rows;
-} piece;
-
-/* The rows a partition holds, by source split: a task over partitions of
- * several splits (a batch) writes rows of all of them into one partition.
- * One piece inline, more on the heap. */
-typedef struct {
-  piece one;
-  piece *more; /* n > 1: all n pieces */
-  uint32_t n;
-} holding;
 
 /* One worker slot. The attempt fields are valid while busy. */
 typedef struct {
@@ -82,16 +73,14 @@ typedef struct {
   double bytes_in, start;
   double speed; /* of the node's resource the attempt runs on */
   double waited; /* held by backpressure so far */
-  const sl_part_id *inputs;
-  int ninputs;
+  sl_input *inputs;   /* the order's inputs, copied: where to pull them from */
+  int ninputs, inputs_cap;
   double chunk_flops; /* one execution per output partition */
   int64_t rows_out, emitted_rows, rows_per_flush;
   uint32_t nflush, next;
   double row_bytes, bytes_out;
   int parts_out;
-  piece *in;          /* the attempt's input rows by split, in input order */
-  uint32_t nin, in_cap;
-  double in_rows;
+  sl_sim_rows in;     /* the attempt's input rows by split (sim/sink.h) */
 } slot_t;
 
 typedef struct {
@@ -123,15 +112,7 @@ struct sim_s {
   sg_sem_t driver_sem;
   bool driver_signalled, in_driver;
   double driver_wake_at;
-  /* where each partition lives, as the engine owns the bytes */
-  int32_t *part_node;
-  double *part_bytes;
-  uint8_t *part_spilled;
-  holding *part_holds;
-  uint32_t parts_cap;
-  /* the sink */
-  double *split_rows;
-  int64_t nsplits;
+  sl_sim_sink *sink; /* rows delivered by split, and which splits each partition holds */
   /* run state */
   bool done, failed;
   int fail_code;
@@ -139,148 +120,8 @@ struct sim_s {
   int next_fault;
   sl_fault_log fault_log; /* what became of each scheduled fault */
   double interval, next_sample, last_sample, time_limit;
-  double stalled_for; /* a stall's time without progress, from the core's FAIL */
+  char fail_note[320]; /* why the job failed, in results/failure.h's words */
 };
-
-/* ------------------------------------------------------------ small maps */
-
-
-static int parts_reserve(sim *s, sl_part_id p)
-{
-  if (p < s->parts_cap)
-    return 0;
-  uint32_t ncap = s->parts_cap ? s->parts_cap : 1024;
-  while (ncap <= p)
-    ncap *= 2;
-  int32_t *node = realloc(s->part_node, sizeof *node * ncap);
-  if (!node)
-    return SL_ENOMEM;
-  s->part_node = node;
-  double *bytes = realloc(s->part_bytes, sizeof *bytes * ncap);
-  if (!bytes)
-    return SL_ENOMEM;
-  s->part_bytes = bytes;
-  uint8_t *spilled = realloc(s->part_spilled, ncap);
-  if (!spilled)
-    return SL_ENOMEM;
-  s->part_spilled = spilled;
-  holding *holds = realloc(s->part_holds, sizeof *holds * ncap);
-  if (!holds)
-    return SL_ENOMEM;
-  s->part_holds = holds;
-  for (uint32_t i = s->parts_cap; i < ncap; i++) {
-    s->part_node[i] = -1;
-    s->part_bytes[i] = 0;
-    s->part_spilled[i] = 0;
-    s->part_holds[i] = (holding){.n = 0};
-  }
-  s->parts_cap = ncap;
-  return 0;
-}
-
-/* --------------------------------------------------------- split holdings */
-
-static const piece *holding_pieces(const holding *h)
-{
-  return h->n > 1 ? h->more : &h->one;
-}
-
-static void holding_clear(holding *h)
-{
-  if (h->n > 1)
-    free(h->more);
-  *h = (holding){.n = 0};
-}
-
-/* Appends @p rows of @p split to the attempt's inputs, merging runs. */
-static int input_add(slot_t *w, int64_t split, double rows)
-{
-  if (rows <= 0)
-    return 0;
-  w->in_rows += rows;
-  if (w->nin > 0 && w->in[w->nin - 1].split == split) {
-    w->in[w->nin - 1].rows += rows;
-    return 0;
-  }
-  if (w->nin == w->in_cap) {
-    uint32_t ncap = w->in_cap ? w->in_cap * 2 : 4;
-    piece *n = realloc(w->in, sizeof *n * ncap);
-    if (!n)
-      return SL_ENOMEM;
-    w->in = n;
-    w->in_cap = ncap;
-  }
-  w->in[w->nin++] = (piece){split, rows};
-  return 0;
-}
-
-/* What the attempt reads, by split: its own split for a source task, the
- * holdings of its input partitions otherwise. */
-static int inputs_by_split(sim *s, slot_t *w, const sl_decision *d)
-{
-  w->nin = 0;
-  w->in_rows = 0;
-  for (int i = 0; i < d->ninputs; i++) {
-    sl_part_id q = d->inputs[i];
-    const holding *h = q < s->parts_cap ? &s->part_holds[q] : NULL;
-    for (uint32_t k = 0; h && k < h->n; k++)
-      if (input_add(w, holding_pieces(h)[k].split, holding_pieces(h)[k].rows) < 0)
-        return SL_ENOMEM;
-  }
-  if (w->in_rows <= 0)
-    return input_add(w, d->split, (double)(d->rows > 0 ? d->rows : 1));
-  return 0;
-}
-
-/* Partition @p part holds output rows [from, from + rows) of the attempt:
- * rows come out in input order, so they are the same share of its inputs. */
-static int hold_output(sim *s, const slot_t *w, sl_part_id part, int64_t from, int64_t rows)
-{
-  holding *h = &s->part_holds[part];
-  holding_clear(h);
-  if (w->rows_out <= 0 || w->in_rows <= 0 || rows <= 0)
-    return 0;
-  double scale = w->in_rows / (double)w->rows_out; /* input rows per output row */
-  double lo = (double)from * scale, hi = (double)(from + rows) * scale;
-  uint32_t first = 0, n = 0;
-  double at = 0, first_at = 0;
-  for (uint32_t k = 0; k < w->nin && at < hi; at += w->in[k].rows, k++)
-    if (fmin(hi, at + w->in[k].rows) > fmax(lo, at)) {
-      if (n++ == 0) {
-        first = k;
-        first_at = at;
-      }
-    }
-  piece *out = n > 1 ? malloc(sizeof *out * n) : &h->one;
-  if (!out)
-    return SL_ENOMEM;
-  at = first_at;
-  for (uint32_t k = first, j = 0; j < n; at += w->in[k].rows, k++) {
-    double a = fmax(lo, at), b = fmin(hi, at + w->in[k].rows);
-    if (b > a)
-      out[j++] = (piece){w->in[k].split, (b - a) / scale};
-  }
-  if (n > 1)
-    h->more = out;
-  h->n = n;
-  return 0;
-}
-
-/* The sink takes the rows of a partition, each to its own split. */
-static void sink_take(sim *s, const sl_decision *d)
-{
-  const holding *h = d->part < s->parts_cap ? &s->part_holds[d->part] : NULL;
-  if (!h || h->n == 0) {
-    if (d->split >= 0 && d->split < s->nsplits)
-      s->split_rows[d->split] += (double)d->rows;
-    return;
-  }
-  for (uint32_t k = 0; k < h->n; k++) {
-    const piece *pc = &holding_pieces(h)[k];
-    if (pc->split >= 0 && pc->split < s->nsplits)
-      s->split_rows[pc->split] += pc->rows;
-  }
-}
 
 /* ------------------------------------------------------------ recording */
 
@@ -299,13 +140,22 @@ static void record(sim *s, const slot_t *w, sl_task_status status, double end)
 
 /* ------------------------------------------------------------- decisions */
 
-static void fail_job(sim *s, int code, double now)
+/* Ends the job for the reason the FAIL decision @p why gives. */
+static void fail_job_for(sim *s, const sl_decision *why, double now)
 {
   if (s->done)
     return;
   s->done = s->failed = true;
-  s->fail_code = code;
+  s->fail_code = why->code;
   s->end_time = now;
+  sl_failure_text(why, s->plan, s->cluster, s->core, s->fail_note, sizeof s->fail_note);
+}
+
+/* Ends the job for a reason of the engine's own. */
+static void fail_job(sim *s, int code, double now)
+{
+  sl_decision why = {.kind = SL_DEC_FAIL, .code = code, .op = -1, .node = -1, .task = SL_NONE, .part = SL_NONE};
+  fail_job_for(s, &why, now);
 }
 
 static void spawn_worker(sim *s, slot_t *w);
@@ -349,6 +199,23 @@ static bool settled(const slot_t *w)
   return !w->actor || (w->draining == 0 && w->settled && !(w->parked && w->tokens > 0));
 }
 
+/* The order's inputs outlive the decision: the worker pulls them later. */
+static int copy_inputs(slot_t *w, const sl_decision *d)
+{
+  w->ninputs = 0;
+  if (d->ninputs > w->inputs_cap) {
+    sl_input *n = realloc(w->inputs, sizeof *n * (size_t)d->ninputs);
+    if (!n)
+      return SL_ENOMEM;
+    w->inputs = n;
+    w->inputs_cap = d->ninputs;
+  }
+  if (d->ninputs > 0)
+    memcpy(w->inputs, d->in, sizeof *w->inputs * (size_t)d->ninputs);
+  w->ninputs = d->ninputs;
+  return 0;
+}
+
 static void on_launch(sim *s, const sl_decision *d, double now)
 {
   slot_t *w = slot_at(s, d->node, d->slot);
@@ -376,8 +243,8 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->speed = d->speed;
   w->waited = 0;
   w->start = now;
-  w->inputs = d->inputs;
-  w->ninputs = d->ninputs;
+  if (copy_inputs(w, d) < 0)
+    s->res->code = SL_ENOMEM;
   /* the work order's cut and time: emissions evenly over the attempt; the
    * host's speed turns work_s into the order's charge_s */
   double seconds = d->work_s;
@@ -390,7 +257,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->bytes_out = 0;
   w->parts_out = 0;
   w->chunk_flops = seconds * SL_SIM_FLOPS / (w->nflush ? w->nflush : 1);
-  if (inputs_by_split(s, w, d) < 0)
+  if (sl_sim_sink_inputs(s->sink, d, &w->in) < 0)
     s->res->code = SL_ENOMEM;
   s->res->attempts++;
   wake(w);
@@ -429,13 +296,6 @@ static void on_cancel(sim *s, const sl_decision *d, double now)
   sl_core_failed(s->core, now, d->task); /* decisions join the queue being drained */
 }
 
-static void on_rollback(sim *s, const sl_decision *d)
-{
-  for (int64_t k = 0; k < s->nsplits; k++)
-    if (!d->keep_split[k])
-      s->split_rows[k] = 0;
-}
-
 static void handle(sim *s, const sl_decision *d, double now)
 {
   switch (d->kind) {
@@ -449,12 +309,10 @@ static void handle(sim *s, const sl_decision *d, double now)
     on_cancel(s, d, now);
     break;
   case SL_DEC_DELIVER:
-    sink_take(s, d);
-    if (d->part < s->parts_cap)
-      holding_clear(&s->part_holds[d->part]);
+    sl_sim_sink_deliver(s->sink, d);
     break;
   case SL_DEC_ROLLBACK:
-    on_rollback(s, d);
+    sl_sim_sink_rollback(s->sink, d->keep_split);
     break;
   case SL_DEC_DONE:
     if (!s->done) {
@@ -463,13 +321,10 @@ static void handle(sim *s, const sl_decision *d, double now)
     }
     break;
   case SL_DEC_FAIL:
-    if (d->code == SL_ESTALL && d->stalled_s > 0)
-      s->stalled_for = d->stalled_s;
-    fail_job(s, d->code, now);
+    fail_job_for(s, d, now);
     break;
   case SL_DEC_DROP:
-    if (d->part < s->parts_cap)
-      holding_clear(&s->part_holds[d->part]); /* a re-run that makes it again says anew */
+    sl_sim_sink_forget(s->sink, d->part); /* a re-run that makes it again says anew */
     break;
   case SL_DEC_CHECKPOINT:
     break; /* the simulated sink has nothing to snapshot */
@@ -529,17 +384,11 @@ static void fetch_inputs(slot_t *w)
   }
   int i = 0;
   while (i < w->ninputs) {
-    sl_part_id p = w->inputs[i];
-    int from = p < s->parts_cap ? s->part_node[p] : -1;
+    int from = w->inputs[i].node;
     double bytes = 0, spilled = 0;
-    for (; i < w->ninputs; i++) {
-      sl_part_id q = w->inputs[i];
-      if ((q < s->parts_cap ? s->part_node[q] : -1) != from)
-        break;
-      if (q >= s->parts_cap)
-        continue; /* never emitted through us: nothing to move */
-      bytes += s->part_bytes[q];
-      spilled += s->part_spilled[q] ? s->part_bytes[q] : 0;
+    for (; i < w->ninputs && w->inputs[i].node == from; i++) {
+      bytes += w->inputs[i].bytes;
+      spilled += w->inputs[i].spilled ? w->inputs[i].bytes : 0;
     }
     if (from < 0 || bytes <= 0 || !s->nodes[from].alive)
       continue;
@@ -604,13 +453,8 @@ static bool emit_next(slot_t *w, sl_task_id task)
       fail_job(s, rc, now);
       return false;
     }
-    if (fate != SL_EMIT_DISCARDED && parts_reserve(s, part) == 0) {
-      s->part_node[part] = w->node;
-      s->part_bytes[part] = bytes;
-      s->part_spilled[part] = fate == SL_EMIT_SPILLED;
-      if (hold_output(s, w, part, w->emitted_rows, rows) < 0)
-        s->res->code = SL_ENOMEM;
-    }
+    if (fate != SL_EMIT_DISCARDED && sl_sim_sink_hold(s->sink, part, &w->in, w->rows_out, w->emitted_rows, rows) < 0)
+      s->res->code = SL_ENOMEM;
     w->emitted_rows += rows;
     w->bytes_out += bytes;
     w->parts_out++;
@@ -1033,29 +877,10 @@ static int setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen)
   return 0;
 }
 
-/* FNV-1a over (split, rows delivered) in split order: equal for two runs
- * that delivered the same rows of the same splits, whatever the order. The
- * executor's checksum covers row contents; this one cannot. */
-static uint64_t sink_checksum(const sim *s)
-{
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (int64_t k = 0; k < s->nsplits; k++) {
-    uint64_t v[2] = {(uint64_t)k, (uint64_t)llround(s->split_rows[k])};
-    const unsigned char *p = (const unsigned char *)v;
-    for (size_t i = 0; i < sizeof v; i++)
-      h = (h ^ p[i]) * 0x100000001b3ULL;
-  }
-  return h;
-}
-
 static int64_t splits_wrong(const sim *s)
 {
   const sl_plan *p = s->plan;
-  double per_split = (double)p->ops[0].rows_per_task * p->ops[p->nops - 1].alpha_rows;
-  int64_t wrong = 0;
-  for (int64_t k = 0; k < s->nsplits; k++)
-    wrong += fabs(s->split_rows[k] - per_split) > 1e-6;
-  return wrong;
+  return sl_sim_sink_splits_wrong(s->sink, (double)p->ops[0].rows_per_task * p->ops[p->nops - 1].alpha_rows);
 }
 
 static void fill_summary(sim *s)
@@ -1072,17 +897,9 @@ static void fill_summary(sim *s)
   if (s->o->faults)
     sl_fault_log_describe(&s->fault_log, s->o->faults, m->faults_not_applied, sizeof m->faults_not_applied);
   m->peak_rss_bytes = 0; /* the simulator's memory is not the job's; 0 keeps outputs replayable */
-  m->sink_checksum = sink_checksum(s);
-  int stuck = s->failed && s->fail_code == SL_ESTALL ? sl_core_stuck_op(s->core) : -1;
-  const char *stuck_name = stuck >= 0 ? p->ops[stuck].name : "none";
-  if (s->failed && s->fail_code == SL_ESTALL && s->stalled_for > 0)
-    snprintf(m->note, sizeof m->note, "stalled: no progress for %.3g s; operator '%.60s' is stuck", s->stalled_for,
-             stuck_name);
-  else if (s->failed && s->fail_code == SL_ESTALL)
-    snprintf(m->note, sizeof m->note, "stalled: work is stranded; operator '%.60s' is stuck", stuck_name);
-  else if (s->failed)
-    snprintf(m->note, sizeof m->note, "%s", s->fail_code == SL_EOOM ? "out of memory: the store budget is exhausted"
-                                                                    : sl_strerror(s->fail_code));
+  m->sink_checksum = sl_sim_sink_checksum(s->sink);
+  if (s->failed)
+    snprintf(m->note, sizeof m->note, "%s", s->fail_note);
   else if (s->res->timed_out)
     snprintf(m->note, sizeof m->note, "stopped at the simulated time limit (%.6g s)", s->time_limit);
   else if (!s->done)
@@ -1101,16 +918,12 @@ static void free_sim(sim *s)
       sg_sem_destroy(s->slots[i].wake);
   if (s->driver_sem)
     sg_sem_destroy(s->driver_sem);
-  for (int i = 0; s->slots && i < s->nslots; i++)
-    free(s->slots[i].in);
+  for (int i = 0; s->slots && i < s->nslots; i++) {
+    sl_sim_rows_free(&s->slots[i].in);
+    free(s->slots[i].inputs);
+  }
   free(s->slots);
-  free(s->part_node);
-  free(s->part_bytes);
-  free(s->part_spilled);
-  for (uint32_t i = 0; s->part_holds && i < s->parts_cap; i++)
-    holding_clear(&s->part_holds[i]);
-  free(s->part_holds);
-  free(s->split_rows);
+  sl_sim_sink_free(s->sink);
 }
 
 static void simulate(const sl_sim_opts *o, sl_sim_result *r)
@@ -1129,12 +942,11 @@ static void simulate(const sl_sim_opts *o, sl_sim_result *r)
     r->code = SL_EINVAL;
     goto out;
   }
-  s.nsplits = o->plan->ops[0].tasks;
-  s.split_rows = calloc(s.nsplits > 0 ? s.nsplits : 1, sizeof *s.split_rows);
+  s.sink = sl_sim_sink_new(o->plan->ops[0].tasks);
   s.rec = sl_recorder_new(o->plan, o->cluster, o->keep_tasks);
   if (o->record_events && (s.events = sl_event_log_new()) != NULL)
     sl_core_observe(s.core, sl_event_log_observe, s.events);
-  if (!s.split_rows || !s.rec || (o->record_events && !s.events)) {
+  if (!s.sink || !s.rec || (o->record_events && !s.events)) {
     r->code = SL_ENOMEM;
     snprintf(r->err, sizeof r->err, "out of memory");
     goto out;
@@ -1162,11 +974,11 @@ out:
   free_sim(&s);
 }
 
-static void child(const sl_sim_opts *o, int fd)
+/* The child's work (sim/child.h): one simulation in a fresh SimGrid. */
+static void child(void *ctx, void *result)
 {
-  sl_sim_result *r = calloc(1, sizeof *r);
-  if (!r)
-    _exit(3);
+  const sl_sim_opts *o = ctx;
+  sl_sim_result *r = result;
   int argc = 3;
   char *argv[] = {"sluice", "--log=root.thres:error", "--log=xbt_cfg.thres:critical", NULL};
   simgrid_init(&argc, argv);
@@ -1175,17 +987,6 @@ static void child(const sl_sim_opts *o, int fd)
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) == 0)
     r->peak_rss_bytes = (double)ru.ru_maxrss * 1024;
-  const char *p = (const char *)r;
-  size_t left = sizeof *r;
-  while (left > 0) {
-    ssize_t n = write(fd, p, left);
-    if (n <= 0)
-      break;
-    p += n;
-    left -= (size_t)n;
-  }
-  free(r);
-  _exit(0); /* skip SimGrid's teardown of thousands of actors */
 }
 
 sl_core_opts sl_sim_core_opts(const sl_sim_opts *o)
@@ -1206,44 +1007,9 @@ void sl_sim_opts_default(sl_sim_opts *o)
 
 int sl_sim_run(const sl_sim_opts *o, sl_sim_result *r)
 {
-  memset(r, 0, sizeof *r);
-  int fds[2];
-  if (pipe(fds) < 0) {
-    snprintf(r->err, sizeof r->err, "cannot create a pipe: %s", strerror(errno));
-    return r->code = SL_EIO;
-  }
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    snprintf(r->err, sizeof r->err, "cannot fork: %s", strerror(errno));
-    return r->code = SL_EIO;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    child(o, fds[1]);
-  }
-  close(fds[1]);
-  size_t got = 0;
-  while (got < sizeof *r) {
-    ssize_t n = read(fds[0], (char *)r + got, sizeof *r - got);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    got += (size_t)n;
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  if (got < sizeof *r) {
-    memset(r, 0, sizeof *r);
-    if (WIFSIGNALED(status))
-      snprintf(r->err, sizeof r->err, "the simulation died (signal %d)", WTERMSIG(status));
-    else
-      snprintf(r->err, sizeof r->err, "the simulation ended without a result (exit %d)", WEXITSTATUS(status));
+  char err[sizeof r->err];
+  if (sl_sim_child_run(child, (void *)o, r, sizeof *r, err, sizeof err) < 0) {
+    snprintf(r->err, sizeof r->err, "%s", err);
     r->code = SL_EIO;
   }
   return r->code;

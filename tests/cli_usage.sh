@@ -122,6 +122,21 @@ rc=$?
 check "an unknown command exits 2 and points at --help, in two lines" bash -c \
   "[ $rc -eq 2 ] && [ ! -s '$tmp/out' ] && [ \$(wc -l <'$tmp/err') -eq 2 ] && grep -q \"^Try 'sluice --help'\" '$tmp/err'"
 
+# --- what run and sim share ---------------------------------------------------
+# One parser: the same bad value of a shared option is refused by both with
+# the same words (the command's name aside).
+same_refusal() { # ARGS...: run's and sim's first error lines agree
+  "$sluice" run "${run[@]}" "$@" 2>&1 >/dev/null | head -1 | sed 's/^sluice run: //' >"$tmp/run.err"
+  "$sluice" sim fig9-small --quiet --out "$never" "$@" 2>&1 >/dev/null | head -1 | sed 's/^sluice sim: //' >"$tmp/sim.err"
+  [ -s "$tmp/run.err" ] && cmp -s "$tmp/run.err" "$tmp/sim.err"
+}
+for bad in "--model nosuch" "--memory lots" "--on-full maybe" "--reservation-ratio 2" "--fail=" "--out=" \
+  "--checkpoint-interval 0s" "--checkpoint-cost -1s" "--restart-cost 5" "--seed -3" "--stall-timeout 0s" \
+  "--record-events=" "--replay-events=" "--record-events $tmp/a --replay-events $tmp/b"; do
+  # shellcheck disable=SC2086 # the words of $bad are the arguments
+  check "run and sim refuse $bad alike" same_refusal $bad
+done
+
 check "refused commands wrote nothing" test ! -e "$never"
 check "an error with a spec file names FILE:LINE, not the usage" bash -c \
   "printf '[workload]\nname = x\n[a]\nkind = sauce\n' >'$tmp/bad.ini'; '$sluice' plan '$tmp/bad.ini' 2>&1 >/dev/null | grep -q '$tmp/bad.ini:4:'"

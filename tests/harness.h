@@ -59,6 +59,15 @@ typedef struct {
   int64_t slot_clashes; /* LAUNCHes on a slot a live task still held */
   int64_t launches_on_group[SL_MAX_OPS][SL_MAX_GROUPS]; /* where each operator ran */
   int max_running[SL_MAX_OPS];  /* most tasks of each operator running at once */
+  /* every partition as it was emitted, to check what LAUNCHes say of their inputs */
+  struct h_part {
+    int node;
+    double bytes;
+    bool spilled, emitted;
+  } *parts;
+  size_t parts_cap;
+  int64_t inputs_checked, input_mismatches; /* LAUNCH inputs whose facts were not the emission's */
+  int64_t inputs_spilled;                   /* of those checked, on a node's disk */
 } harness;
 
 static void h_push(harness *h, double time, h_kind kind, uint32_t task, int arg)
@@ -133,6 +142,15 @@ static void h_launch(harness *h, const sl_decision *d)
     if (h->tasks[i].live && h->tasks[i].node == d->node && h->tasks[i].slot == d->slot &&
         sl_core_task_live(h->core, (uint32_t)i))
       h->slot_clashes++;
+  for (int i = 0; i < d->ninputs; i++) {
+    const sl_input *in = &d->in[i];
+    const struct h_part *p = in->part < h->parts_cap ? &h->parts[in->part] : NULL;
+    h->inputs_checked++;
+    h->inputs_spilled += in->spilled;
+    if (in->part != d->inputs[i] || !p || !p->emitted || p->node != in->node || p->bytes != in->bytes ||
+        p->spilled != in->spilled)
+      h->input_mismatches++;
+  }
   h_task *t = h_task_of(h, d->task);
   memset(t, 0, sizeof *t);
   t->live = true;
@@ -232,6 +250,21 @@ static void h_emit(harness *h, uint32_t id)
     h->failed_code = rc;
     h->done = true;
     return;
+  }
+  if (fate != SL_EMIT_DISCARDED) {
+    if (part >= h->parts_cap) {
+      size_t ncap = h->parts_cap ? h->parts_cap : 256;
+      while (ncap <= part)
+        ncap *= 2;
+      struct h_part *n = realloc(h->parts, sizeof *n * ncap);
+      if (!n)
+        abort();
+      memset(n + h->parts_cap, 0, sizeof *n * (ncap - h->parts_cap));
+      h->parts = n;
+      h->parts_cap = ncap;
+    }
+    h->parts[part] = (struct h_part){.node = t->node, .bytes = rows * t->row_bytes,
+                                     .spilled = fate == SL_EMIT_SPILLED, .emitted = true};
   }
   t->emitted_rows += rows;
   t->next++;
@@ -343,6 +376,7 @@ static void h_free(harness *h)
   free(h->heap);
   free(h->tasks);
   free(h->split_rows);
+  free(h->parts);
   memset(h, 0, sizeof *h);
 }
 

@@ -192,11 +192,16 @@ static void test_fig9_small_every_model_completes(void **state)
     double jct = h_run(&h, &plan, &cl, &o, 1e5);
     sl_core_stats st;
     sl_core_get_stats(h.core, &st);
-    fprintf(stderr, "  %-18s jct %.2f s (%.2fx bound) peak %.0f MB spilled %.0f MB\n", models[m], jct,
-            jct / 15.0, st.peak_store_bytes / MB, st.spilled_bytes / MB);
+    fprintf(stderr, "  %-18s jct %.2f s (%.2fx bound) peak %.0f MB spilled %.0f MB (%lld inputs)\n", models[m],
+            jct, jct / 15.0, st.peak_store_bytes / MB, st.spilled_bytes / MB, (long long)h.inputs_spilled);
     assert_true(jct >= 15.0 - 1e-9);
     assert_float_equal(h_delivered(&h), 800, 1e-9);
     assert_true(h.max_store_over_budget <= 1e-6);
+    /* every LAUNCH says where its inputs are, as they were emitted */
+    assert_true(h.inputs_checked > 0);
+    assert_int_equal(h.input_mismatches, 0);
+    if (st.spilled_bytes > 0) /* batch: the stage's inputs come back from disk */
+      assert_true(h.inputs_spilled > 0);
     h_free(&h);
     sl_cluster_free(&cl);
   }
@@ -321,6 +326,7 @@ static void run_with_failures(const char *name, sl_core_opts o, uint64_t seed, i
   assert_float_equal(h_delivered(&h), 800, 1e-9);
   assert_true(h.max_store_over_budget <= 1e-6);
   assert_int_equal(h.slot_clashes, 0);
+  assert_int_equal(h.input_mismatches, 0); /* regenerated partitions say where they are now */
   h_free(&h);
   sl_cluster_free(&cl);
 }

@@ -27,6 +27,7 @@
 #include "models/cluster.h"
 #include "models/error.h"
 #include "models/plan.h"
+#include "results/atomic_file.h"
 #include "spec.h"
 
 #define SL__KIB 1024.0
@@ -1082,27 +1083,18 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
 
 typedef void (*writer_fn)(FILE *f, const zcase *z, uint64_t zoo_seed);
 
-/* Writes DIR/NAME through DIR/.NAME.tmp and a rename. */
+/* Writes DIR/NAME through a temporary (results/atomic_file.h). */
 static int write_file(const char *dir, const char *name, writer_fn fn, const zcase *z,
                       uint64_t zoo_seed, char *err, size_t errlen)
 {
-  char tmp[1100], final[1100];
-  snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
-  snprintf(final, sizeof final, "%s/%s", dir, name);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+  char path[1100];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  sl_atomic_file a;
+  FILE *f = sl_atomic_open(&a, path, err, errlen);
+  if (!f)
     return SL_EIO;
-  }
   fn(f, z, zoo_seed);
-  bool ok = fflush(f) == 0 && !ferror(f);
-  ok = fclose(f) == 0 && ok;
-  if (!ok || rename(tmp, final) != 0) {
-    snprintf(err, errlen, "%s: cannot write: %s", final, strerror(errno));
-    unlink(tmp);
-    return SL_EIO;
-  }
-  return 0;
+  return sl_atomic_commit(&a, true, err, errlen);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1245,14 +1237,12 @@ static void describe(sl_zoo_case *k, const zcase *z)
 static int write_index(const char *dir, const sl_zoo_case *cases, int n, uint64_t zoo_seed,
                        char *err, size_t errlen)
 {
-  char tmp[1100], final[1100];
-  snprintf(tmp, sizeof tmp, "%s/.index.csv.tmp", dir);
-  snprintf(final, sizeof final, "%s/index.csv", dir);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+  char path[1100];
+  snprintf(path, sizeof path, "%s/index.csv", dir);
+  sl_atomic_file a;
+  FILE *f = sl_atomic_open(&a, path, err, errlen);
+  if (!f)
     return SL_EIO;
-  }
   fprintf(f, "case,seed,zoo_seed,ops,physical_ops,max_expansion,min_expansion,nodes,groups,"
              "gpu_only_groups,budget_parts_per_node,budget_parts_max,target_partition_bytes,bound_s,area_s,"
              "critical_path_s,bottleneck,"
@@ -1267,14 +1257,7 @@ static int write_index(const char *dir, const sl_zoo_case *cases, int n, uint64_
             k->bottleneck, k->tasks, k->reads_storage, k->storage_binds, k->nic_tight, k->pinned,
             k->spread, k->measured_s, k->description);
   }
-  bool ok = fflush(f) == 0 && !ferror(f);
-  ok = fclose(f) == 0 && ok;
-  if (!ok || rename(tmp, final) != 0) {
-    snprintf(err, errlen, "%s: cannot write: %s", final, strerror(errno));
-    unlink(tmp);
-    return SL_EIO;
-  }
-  return 0;
+  return sl_atomic_commit(&a, true, err, errlen);
 }
 
 /* Draws, writes and checks case @p index into @p out. */
