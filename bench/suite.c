@@ -121,7 +121,7 @@ static int add_case_metrics(sl_metric_set *out, const char *name, const sl_summa
     double v;
   } f[] = {
     {"jct_s", "s", s->jct_s},
-    {"peak_store_bytes", "B", s->peak_store_bytes},
+    {"peak_node_store_bytes", "B", s->peak_node_store_bytes},
     {"spilled_bytes", "B", s->spilled_bytes},
     {"tasks", "", (double)s->tasks},
     {"retried_tasks", "", (double)s->retried_tasks},

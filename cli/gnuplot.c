@@ -61,7 +61,8 @@ static bool non_empty(const char *path)
 int sl_gnuplot_draw(const char *cmd, const char *expr, const char *term, const char *script,
                     const char *final)
 {
-  char tmp[1200], e[16384];
+  static char e[65536]; /* events and node lists: tens of KB at most */
+  char tmp[1200];
   const char *slash = strrchr(final, '/');
   if (slash)
     snprintf(tmp, sizeof tmp, "%.*s/.%s.tmp", (int)(slash - final), final, slash + 1);

@@ -302,6 +302,8 @@ static bool drain(engine *e, worker *self)
       break;
     case SL_DEC_ROLLBACK:
       sl_sink_rollback(e->sink, d.keep_split, (uint32_t)e->plan->ops[0].tasks);
+      if (sl_recorder_rollback(e->rec, now_s(e), e->core) < 0)
+        fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
       break;
     case SL_DEC_CHECKPOINT:
       break; /* the sink keeps its state per split: nothing to copy */
@@ -868,8 +870,41 @@ static void *worker_main(void *arg)
 
 /* ---------------------------------------------------------------- faults */
 
+/* A timeline row marking a fault as it strikes: a kill names the operator
+ * of its victim (NULL: the next attempt to start, "any"), a loss or a
+ * join its node. */
+static void mark_fault(engine *e, double now, const char *kind, int node, const char *op)
+{
+  char target[SL_NAME_MAX * 2 + 16];
+  if (node >= 0)
+    sl_cluster_node_name(e->cluster, node, target, sizeof target);
+  else
+    snprintf(target, sizeof target, "%s", op ? op : "any");
+  if (sl_recorder_fault(e->rec, now, e->core, kind, target) < 0)
+    fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
+}
+
+/* Stops the worker running @p victim; returns its operator, -1 when none
+ * runs it (launched but not yet picked up: the worker skips it). */
+static int stop_victim(engine *e, sl_task_id victim)
+{
+  int op = -1;
+  for (int n = 0; n < e->cluster->nnodes; n++)
+    for (int s = 0; s < e->nslots[n]; s++) {
+      worker *w = &e->workers[n][s];
+      if (w->busy && !w->killed && w->current == victim) {
+        atomic_store(&w->cancel, true);
+        w->killed = true;
+        pthread_cond_signal(&w->cv);
+        op = w->current_op;
+      }
+    }
+  return op;
+}
+
 static void inject(engine *e, const sl_fault *f, double now)
 {
+  int struck = f->op;
   switch (f->kind) {
   case SL_FAULT_KILL: {
     /* the core picks the victim; its worker dies with it and a fresh
@@ -877,15 +912,8 @@ static void inject(engine *e, const sl_fault *f, double now)
     sl_task_id victim;
     if (sl_core_kill(e->core, now, f->op, &victim) < 0 || victim == SL_NONE)
       break; /* nothing runs: the next attempt to start is doomed */
-    for (int n = 0; n < e->cluster->nnodes; n++)
-      for (int s = 0; s < e->nslots[n]; s++) {
-        worker *w = &e->workers[n][s];
-        if (w->busy && !w->killed && w->current == victim) {
-          atomic_store(&w->cancel, true);
-          w->killed = true;
-          pthread_cond_signal(&w->cv);
-        }
-      }
+    int op = stop_victim(e, victim);
+    struck = op >= 0 ? op : struck;
     /* one launched but not yet picked up by its worker is written off
      * too: the worker skips it when it looks */
     sl_core_failed(e->core, now, victim);
@@ -907,6 +935,11 @@ static void inject(engine *e, const sl_fault *f, double now)
     sl_core_node_joined(e->core, now, f->node);
     break;
   }
+  /* marked before the decisions it brings (a rollback) are carried out */
+  if (f->kind == SL_FAULT_KILL)
+    mark_fault(e, now, "kill", -1, struck >= 0 ? e->plan->ops[struck].name : NULL);
+  else
+    mark_fault(e, now, f->kind == SL_FAULT_LOSE ? "lose" : "join", f->node, NULL);
   drain(e, NULL);
 }
 
@@ -1039,6 +1072,7 @@ static void fill_summary(engine *e, sl_summary *s, double jct)
   s->peak_rss_bytes = (double)ru.ru_maxrss * 1024.0;
   s->sink_checksum = sl_sink_checksum(e->sink);
   s->errored_rows = e->errored_rows;
+  s->spill_time = s->spilled_bytes > 0 ? SL_SPILL_REAL : SL_SPILL_NONE; /* real files, real time */
   if (e->fail_code == SL_EOOM)
     s->oom = true;
   if (!s->complete)

@@ -307,6 +307,11 @@ double sl_core_node_store(const sl_core *c, int node)
   return node >= 0 && node < c->nnodes ? c->nodes[node].store_used : 0;
 }
 
+double sl_core_node_store_peak(const sl_core *c, int node)
+{
+  return node >= 0 && node < c->nnodes ? c->nodes[node].store_peak : 0;
+}
+
 bool sl__fits_anywhere(const sl_core *c, int op)
 {
   const sl_pop *o = &c->plan->ops[op];
@@ -439,6 +444,7 @@ sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl
   if (!c->split_rows)
     goto out_free_core;
   c->stats.first_output_s = -1;
+  c->stats.peak_store_node = -1;
   c->stats.store_budget_bytes = INFINITY;
   for (int n = 0; n < c->nnodes; n++)
     c->stats.store_budget_bytes = fmin(c->stats.store_budget_bytes, c->nodes[n].store_budget);
@@ -506,8 +512,10 @@ static void store_add(sl_core *c, int node, double bytes)
   c->stats.store_bytes += bytes;
   if (nd->store_used > nd->store_peak)
     nd->store_peak = nd->store_used;
-  if (nd->store_used > c->stats.peak_store_bytes)
+  if (nd->store_used > c->stats.peak_store_bytes) {
     c->stats.peak_store_bytes = nd->store_used;
+    c->stats.peak_store_node = node;
+  }
 }
 
 static void store_sub(sl_core *c, int node, double bytes)

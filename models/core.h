@@ -259,7 +259,9 @@ typedef struct {
   double rows_delivered;
   double store_bytes;       /**< now, over all nodes */
   double peak_store_bytes;  /**< max over time of any node's store use */
+  int peak_store_node;      /**< the node that reached it first (-1 before any byte is stored) */
   double store_budget_bytes;/**< the smallest node budget */
+  double rows_rolled_back;  /**< rows the sink had and gave back in rollbacks, over the run */
   int64_t checkpoints, rollbacks;
   double first_output_s;    /**< time of the first delivery, -1 before */
   bool oom;
@@ -280,6 +282,9 @@ void sl_core_get_op_stats(const sl_core *c, int op, sl_core_op_stats *out);
 
 /** @brief Bytes in the store of @p node now. */
 double sl_core_node_store(const sl_core *c, int node);
+
+/** @brief The most bytes the store of @p node held at once so far (0 for a bad index). */
+double sl_core_node_store_peak(const sl_core *c, int node);
 
 /**
  * @brief The operator that holds a job up, for an engine's stall message:

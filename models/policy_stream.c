@@ -526,6 +526,7 @@ static void rollback(sl_core *c, double now)
   sl__idq_clear(&p->pending);
   for (int64_t s = 0; s < c->nsplits; s++)
     if (!p->committed[s]) {
+      c->stats.rows_rolled_back += c->split_rows[s]; /* the sink gives them back */
       c->split_rows[s] = 0;
       sl__enqueue_id(c, &p->pending, (uint32_t)s);
     }
