@@ -83,6 +83,17 @@ int sl_core_opts_set_model(sl_core_opts *o, const char *name);
 /** @brief The name sl_core_opts_set_model() would parse back. */
 const char *sl_core_opts_model_name(const sl_core_opts *o);
 
+/**
+ * @brief How the model of @p o cuts and gathers partitions, for a plan
+ *        whose target partition is @p target_partition_bytes: streaming
+ *        batch cuts at the target and gathers (without dynamic
+ *        partitioning, one partition per task and no gathering); batch
+ *        makes one partition per task and gathers only into batches;
+ *        stream cuts at the target and gathers only into batches. The
+ *        policies size their tasks by it, and `sluice plan` prints it.
+ */
+void sl_core_opts_sizing(const sl_core_opts *o, double target_partition_bytes, sl_sizing_rule *out);
+
 typedef enum {
   SL_DEC_LAUNCH,     /**< run task on (node, slot) with inputs, flushing at target_bytes */
   SL_DEC_RESUME,     /**< the task may retry its refused emission */

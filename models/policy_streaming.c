@@ -388,7 +388,7 @@ static sl_task_id make_task(sl_core *c, int op, int near)
     free(all);
     return first;
   }
-  return sl__take_inputs(c, op, !c->opts.streaming.no_dynamic_part, near);
+  return sl__take_inputs(c, op, sl__gathers(c, op), near);
 }
 
 /* Launches one task of @p op; false when no node takes it. Within the
@@ -513,10 +513,8 @@ static int streaming_admit(sl_core *c, double now, sl__task *t, double bytes, sl
 
 static double streaming_target(const sl_core *c, int op)
 {
-  if (c->opts.streaming.no_dynamic_part)
-    return INFINITY;
   (void)op;
-  return c->plan->target_partition_bytes;
+  return sl__target_bytes(c); /* without dynamic partitioning: one partition per task */
 }
 
 /* ----------------------------------------------------------- Algorithm 2 */
