@@ -967,8 +967,12 @@ static void progress_line(engine *e, double now)
   double budget = 0;
   for (int n = 0; n < e->cluster->nnodes; n++)
     budget += sl_cluster_node_group(e->cluster, n)->store_bytes;
-  fprintf(stderr, "\r\033[K%6.1fs rows %.0f/%.0f %.1f rows/s mem %.0f/%.0f MB running%s%s%s", now,
-          st.rows_delivered, e->plan->sink_rows, rate, st.store_bytes / 1e6, budget / 1e6, ops,
+  /* the pace since the start: a rate over half a second would swing */
+  char left[40] = "";
+  if (st.rows_delivered > 0 && st.rows_delivered < e->plan->sink_rows)
+    snprintf(left, sizeof left, " ~%.0fs left", (e->plan->sink_rows - st.rows_delivered) * now / st.rows_delivered);
+  fprintf(stderr, "\r\033[K%6.1fs rows %.0f/%.0f%s %.1f rows/s mem %.0f/%.0f MB running%s%s%s", now,
+          st.rows_delivered, e->plan->sink_rows, left, rate, st.store_bytes / 1e6, budget / 1e6, ops,
           b ? " backpressured:" : "", bp);
   fflush(stderr);
 }

@@ -29,6 +29,12 @@ check "and an SVG" test -s a/pareto.svg
 check "no temporary file is left" bash -c "! ls -a a | grep -q tmp"
 "$sluice" capacity "${search[@]}" --out b --quiet >/dev/null 2>&1
 check "the same search gives the same shapes.csv" cmp -s a/shapes.csv b/shapes.csv
+check "no progress line when stderr is not a terminal" test ! -s err.txt
+if command -v script >/dev/null; then
+  script -qec "'$sluice' capacity ${search[*]} --out t" /dev/null >tty.txt 2>&1
+  check "on a terminal: which simulation, of how many shapes, and time left" \
+    grep -Eq "simulation 2: [0-9]+ x .*\(streaming\); [0-9]+ of 23 shapes settled, [0-9]+ s; [0-9]+-[0-9]+ s left" tty.txt
+fi
 
 check "an unreachable deadline exits 1" exits 1 "$sluice" capacity video --node-types aws \
   --only g5.xlarge --max g5.xlarge=2 --deadline 1s --out c
