@@ -205,6 +205,7 @@ typedef struct {
   int branch[SL_MAX_GROUPS];  /* type indices, dearest first */
   subtree *heap;
   size_t nheap, capheap;
+  int shapes_cap;             /* room in r->shapes */
   uint64_t seq;
   int64_t settled;
   double t0, sim_s;
@@ -268,7 +269,9 @@ static int64_t shapes_below(const search *z, const subtree *t)
   for (int k = 0; k < z->ntypes; k++) {
     const sl_node_group *g = &z->o->types->groups[z->branch[k]];
     if (k >= t->depth) {
-      n *= (int64_t)(g->max_count - g->min_count + 1);
+      /* saturates: sixteen types of 100,000 nodes overflow any counter */
+      if (__builtin_mul_overflow(n, (int64_t)(g->max_count - g->min_count + 1), &n))
+        n = INT64_MAX;
       all_zero = all_zero && g->min_count == 0;
     } else {
       all_zero = all_zero && t->counts[z->branch[k]] == 0;
@@ -459,12 +462,13 @@ static int run_simulation(search *z, sl_cap_shape *s, int m)
 static sl_cap_shape *new_shape(search *z, const subtree *t)
 {
   sl_cap_result *r = z->r;
-  if ((r->nshapes & (r->nshapes - 1)) == 0 || r->nshapes == 0) { /* grow at powers of two */
-    size_t cap = r->nshapes ? 2 * (size_t)r->nshapes : 64;
-    sl_cap_shape *n = realloc(r->shapes, cap * sizeof *n);
+  if (r->nshapes == z->shapes_cap) {
+    int cap = z->shapes_cap ? 2 * z->shapes_cap : 64;
+    sl_cap_shape *n = realloc(r->shapes, (size_t)cap * sizeof *n);
     if (!n)
       return NULL;
     r->shapes = n;
+    z->shapes_cap = cap;
   }
   sl_cap_shape *s = &r->shapes[r->nshapes++];
   memset(s, 0, sizeof *s);
