@@ -69,8 +69,10 @@ static double now_s(void)
 /* ------------------------------------------------------------------------ */
 
 /* The cluster of one shape: the node types with their counts, empty types
- * left out (a group of 0 nodes means nothing to the engines). */
-static int shape_cluster(const sl_cap_opts *o, const int *counts, sl_cluster *c)
+ * left out (a group of 0 nodes means nothing to the engines). Expanded
+ * into nodes for a simulation only: the bound counts nodes by group, and
+ * a shape of 100,000 nodes is bounded thousands of times. */
+static int shape_groups(const sl_cap_opts *o, const int *counts, sl_cluster *c)
 {
   memset(c, 0, sizeof *c);
   snprintf(c->name, sizeof c->name, "%s", o->types->name);
@@ -87,7 +89,13 @@ static int shape_cluster(const sl_cap_opts *o, const int *counts, sl_cluster *c)
     if (o->memory_bytes > 0)
       dst->store_bytes = o->memory_bytes;
   }
-  return sl_cluster_expand(c);
+  return c->ngroups > 0 ? 0 : SL_EINVAL;
+}
+
+static int shape_cluster(const sl_cap_opts *o, const int *counts, sl_cluster *c)
+{
+  int rc = shape_groups(o, counts, c);
+  return rc ? rc : sl_cluster_expand(c);
 }
 
 static double objective_of(const sl_cap_opts *o, double price_per_hour, double jct_s)
@@ -154,12 +162,20 @@ static void explain_infeasible(const sl_cap_opts *o, const sl_cluster *c, char *
   snprintf(buf, n, "the bound finds no rate any schedule could reach");
 }
 
+/* Counts saturate at INT64_MAX: sixteen types of 100,000 nodes make more
+ * shapes than any counter holds. */
+static void add_count(int64_t *to, int64_t n)
+{
+  if (__builtin_add_overflow(*to, n, to))
+    *to = INT64_MAX;
+}
+
 static void count_infeasible(sl_cap_result *r, const char *why, int64_t shapes)
 {
-  r->pruned_infeasible += shapes;
+  add_count(&r->pruned_infeasible, shapes);
   for (int i = 0; i < r->nreasons; i++)
     if (strcmp(r->reasons[i], why) == 0) {
-      r->reason_shapes[i] += shapes;
+      add_count(&r->reason_shapes[i], shapes);
       return;
     }
   if (r->nreasons == SL_CAP_MAX_REASONS)
@@ -174,13 +190,12 @@ static bool bound_counts(const sl_cap_opts *o, sl_cap_result *r, const int *coun
                          size_t n)
 {
   sl_cluster c;
-  int rc = shape_cluster(o, counts, &c);
+  int rc = shape_groups(o, counts, &c);
   r->bounds++;
   if (rc == 0)
     rc = sl_bound_limits(o->plan, &c, b);
   if (rc != 0 && why)
     explain_infeasible(o, &c, why, n);
-  sl_cluster_free(&c);
   return rc == 0;
 }
 
@@ -188,14 +203,19 @@ static bool bound_counts(const sl_cap_opts *o, sl_cap_result *r, const int *coun
 /* The tree of partial shapes                                                */
 /* ------------------------------------------------------------------------ */
 
-/* A node: the counts of the first `depth` types of the branching order are
- * fixed, the others free between their min and max. */
+/* A node of the tree. A subtree: the counts of the first `depth` types of
+ * the branching order are fixed, the others free between their min and
+ * max. A range: the subtrees of one parent whose next type has a count in
+ * lo..hi, kept as one entry until each is needed, so that a type of
+ * 100,000 nodes costs no 100,000 bounds. */
 typedef struct {
   double lb;                  /* of the objective, for every shape below */
   uint64_t seq;               /* ties: the order nodes were made */
   int depth;
+  bool range;                 /* the type branch[depth] spans lo..hi */
+  int lo, hi;
   int counts[SL_MAX_GROUPS];  /* by type index; free types hold their max */
-  double bound_jct_s, critical_path_s; /* of the largest completion */
+  double bound_jct_s, critical_path_s; /* of the largest completion (of a range: the parent's) */
 } subtree;
 
 typedef struct {
@@ -219,7 +239,7 @@ static bool heap_less(const subtree *a, const subtree *b)
   return a->lb < b->lb || (a->lb == b->lb && a->seq < b->seq);
 }
 
-static int heap_push(search *z, const subtree *t)
+static int heap_push(search *z, subtree *t)
 {
   if (z->nheap == z->capheap) {
     size_t cap = z->capheap ? 2 * z->capheap : 256;
@@ -229,6 +249,7 @@ static int heap_push(search *z, const subtree *t)
     z->heap = h;
     z->capheap = cap;
   }
+  t->seq = z->seq++;
   size_t i = z->nheap++;
   z->heap[i] = *t;
   while (i > 0 && heap_less(&z->heap[i], &z->heap[(i - 1) / 2])) {
@@ -260,45 +281,74 @@ static subtree heap_pop(search *z)
   return top;
 }
 
-/* Shapes below @p t: the product of the free types' ranges, less the shape
- * of no node at all when it is one of them. */
-static int64_t shapes_below(const search *z, const subtree *t)
+static int64_t saturating_mul(int64_t a, int64_t b)
 {
-  int64_t n = 1;
-  bool all_zero = true;
-  for (int k = 0; k < z->ntypes; k++) {
-    const sl_node_group *g = &z->o->types->groups[z->branch[k]];
-    if (k >= t->depth) {
-      /* saturates: sixteen types of 100,000 nodes overflow any counter */
-      if (__builtin_mul_overflow(n, (int64_t)(g->max_count - g->min_count + 1), &n))
-        n = INT64_MAX;
-      all_zero = all_zero && g->min_count == 0;
-    } else {
-      all_zero = all_zero && t->counts[z->branch[k]] == 0;
-    }
-  }
-  return n - (all_zero ? 1 : 0);
+  int64_t n;
+  return __builtin_mul_overflow(a, b, &n) ? INT64_MAX : n;
 }
 
-/* The cheapest completion's counts: the free types at their min. */
-static double least_price(const search *z, const subtree *t)
+/* Shapes whose first @p fixed types (branching order) have the counts of
+ * @p counts and whose type branch[fixed] has a count in lo..hi (the rest
+ * free); less the shape of no node when it is one of them. Saturates:
+ * sixteen types of 100,000 nodes overflow any counter. */
+static int64_t shapes_in(const search *z, const int *counts, int fixed, int lo, int hi)
 {
-  int counts[SL_MAX_GROUPS];
-  memcpy(counts, t->counts, sizeof counts);
-  for (int k = t->depth; k < z->ntypes; k++)
-    counts[z->branch[k]] = z->o->types->groups[z->branch[k]].min_count;
-  return price_of(z->o, counts);
+  int64_t n = hi - lo + 1;
+  bool all_zero = lo <= 0;
+  for (int k = 0; k < z->ntypes; k++) {
+    const sl_node_group *g = &z->o->types->groups[z->branch[k]];
+    if (k < fixed)
+      all_zero = all_zero && counts[z->branch[k]] == 0;
+    else if (k > fixed) {
+      n = saturating_mul(n, (int64_t)(g->max_count - g->min_count + 1));
+      all_zero = all_zero && g->min_count == 0;
+    }
+  }
+  return n - (all_zero && n < INT64_MAX ? 1 : 0);
+}
+
+/* Shapes below @p t. */
+static int64_t shapes_below(const search *z, const subtree *t)
+{
+  if (t->range)
+    return shapes_in(z, t->counts, t->depth, t->lo, t->hi);
+  if (t->depth == z->ntypes) {
+    int nodes = 0;
+    for (int g = 0; g < z->ntypes; g++)
+      nodes += t->counts[g];
+    return nodes > 0;
+  }
+  const sl_node_group *g = &z->o->types->groups[z->branch[t->depth]];
+  return shapes_in(z, t->counts, t->depth, g->min_count, g->max_count);
+}
+
+/* The cheapest completion of the first @p fixed types' counts: the free
+ * types at their min. */
+static double least_price(const search *z, const int *counts, int fixed)
+{
+  int least[SL_MAX_GROUPS];
+  memcpy(least, counts, sizeof least);
+  for (int k = fixed; k < z->ntypes; k++)
+    least[z->branch[k]] = z->o->types->groups[z->branch[k]].min_count;
+  return price_of(z->o, least);
 }
 
 static int64_t total_shapes(const search *z)
 {
-  subtree root = {.depth = 0};
-  return shapes_below(z, &root);
+  int counts[SL_MAX_GROUPS] = {0};
+  const sl_node_group *g = &z->o->types->groups[z->branch[0]];
+  return shapes_in(z, counts, 0, g->min_count, g->max_count);
 }
 
-/* Bounds @p t's largest completion and either settles the whole subtree
- * (pruned: infeasible, missing the target, over the budget) or queues it
- * at its lower bound. */
+static void settle(search *z, int64_t *bucket, int64_t n)
+{
+  add_count(bucket, n);
+  add_count(&z->settled, n);
+}
+
+/* Bounds subtree @p t's largest completion and either settles it whole
+ * (infeasible, missing the target, over the budget) or queues it at its
+ * lower bound. */
 static int consider(search *z, subtree *t)
 {
   int64_t n = shapes_below(z, t);
@@ -308,40 +358,110 @@ static int consider(search *z, subtree *t)
   char why[320];
   if (!bound_counts(z->o, z->r, t->counts, &b, why, sizeof why)) {
     count_infeasible(z->r, why, n);
-    z->settled += n;
+    add_count(&z->settled, n);
     return 0;
   }
   if (!meets_target(z->o, b.jct_s)) {
-    z->r->pruned_bound += n;
-    z->settled += n;
+    settle(z, &z->r->pruned_bound, n);
     return 0;
   }
   t->bound_jct_s = b.jct_s;
   t->critical_path_s = b.critical_path_s;
-  t->lb = objective_of(z->o, least_price(z, t), b.jct_s);
+  t->lb = objective_of(z->o, least_price(z, t->counts, t->depth), b.jct_s);
   if (z->o->budget > 0 && t->lb > z->o->budget) {
-    z->r->pruned_budget += n;
-    z->settled += n;
+    settle(z, &z->r->pruned_budget, n);
     return 0;
   }
-  t->seq = z->seq++;
   return heap_push(z, t);
 }
 
-/* The children of @p t: its next type at every count, dearest type first. */
+/* Whether the child of @p t with @p c of its next type can run the job
+ * and meets the target at its largest: both only grow with c. */
+static bool child_ok(search *z, const subtree *t, int c, bool need_target)
+{
+  int counts[SL_MAX_GROUPS];
+  memcpy(counts, t->counts, sizeof counts);
+  counts[z->branch[t->depth]] = c;
+  sl_bound b;
+  if (!bound_counts(z->o, z->r, counts, &b, NULL, 0))
+    return false;
+  return !need_target || meets_target(z->o, b.jct_s);
+}
+
+/* The least count in lo..hi for which child_ok() holds (hi + 1: none). */
+static int least_ok(search *z, const subtree *t, int lo, int hi, bool need_target)
+{
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (child_ok(z, t, mid, need_target))
+      hi = mid - 1;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* The counts of @p t's next type below the first whose largest shape can
+ * run the job, and below the first that meets the target, are settled at
+ * once (two binary searches); the rest become one range. */
 static int expand(search *z, const subtree *t)
 {
   int type = z->branch[t->depth];
   const sl_node_group *g = &z->o->types->groups[type];
-  for (int c = g->min_count; c <= g->max_count; c++) {
-    subtree child = *t;
-    child.depth = t->depth + 1;
-    child.counts[type] = c;
-    int rc = consider(z, &child);
-    if (rc)
-      return rc;
+  int feasible = least_ok(z, t, g->min_count, g->max_count, false);
+  int meets = least_ok(z, t, feasible, g->max_count, true);
+  if (feasible > g->min_count) {
+    int counts[SL_MAX_GROUPS];
+    char why[320];
+    sl_bound b;
+    memcpy(counts, t->counts, sizeof counts);
+    counts[type] = feasible - 1; /* the most that still cannot: it says why */
+    if (!bound_counts(z->o, z->r, counts, &b, why, sizeof why)) {
+      int64_t n = shapes_in(z, t->counts, t->depth, g->min_count, feasible - 1);
+      count_infeasible(z->r, why, n);
+      add_count(&z->settled, n);
+    }
   }
-  return 0;
+  if (meets > feasible)
+    settle(z, &z->r->pruned_bound, shapes_in(z, t->counts, t->depth, feasible, meets - 1));
+  if (meets > g->max_count)
+    return 0;
+  subtree r = *t;
+  r.range = true;
+  r.lo = meets;
+  r.hi = g->max_count;
+  r.counts[type] = meets;
+  r.lb = objective_of(z->o, least_price(z, r.counts, t->depth + 1), t->bound_jct_s);
+  r.counts[type] = g->max_count; /* a range keeps its largest completion */
+  if (z->o->budget > 0 && r.lb > z->o->budget) {
+    settle(z, &z->r->pruned_budget, shapes_below(z, &r));
+    return 0;
+  }
+  return heap_push(z, &r);
+}
+
+/* The first count of a range becomes a subtree of its own; the others stay
+ * a range, whose lower bound grows with its least count's price. */
+static int split_range(search *z, const subtree *t)
+{
+  int type = z->branch[t->depth];
+  subtree child = *t;
+  child.range = false;
+  child.depth = t->depth + 1;
+  child.counts[type] = t->lo;
+  int rc = consider(z, &child);
+  if (rc || t->lo == t->hi)
+    return rc;
+  subtree rest = *t;
+  rest.lo = t->lo + 1;
+  rest.counts[type] = rest.lo;
+  rest.lb = objective_of(z->o, least_price(z, rest.counts, t->depth + 1), t->bound_jct_s);
+  rest.counts[type] = t->hi;
+  if (z->o->budget > 0 && rest.lb > z->o->budget) {
+    settle(z, &z->r->pruned_budget, shapes_below(z, &rest));
+    return 0;
+  }
+  return heap_push(z, &rest);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -515,7 +635,7 @@ static bool any_open(const search *z, double lb)
 /* Whether max_simulations stops the search before it simulates @p t. */
 static bool out_of_simulations(const search *z, const subtree *t)
 {
-  return t->depth == z->ntypes && z->o->max_simulations > 0 &&
+  return !t->range && t->depth == z->ntypes && z->o->max_simulations > 0 &&
          z->r->simulations >= z->o->max_simulations * z->o->nmodels;
 }
 
@@ -533,14 +653,14 @@ static int branch_and_bound(search *z)
       break;
     }
     subtree t = heap_pop(z);
-    rc = t.depth == z->ntypes ? visit_shape(z, &t) : expand(z, &t);
+    rc = t.range ? split_range(z, &t) : t.depth == z->ntypes ? visit_shape(z, &t) : expand(z, &t);
   }
   for (size_t i = 0; rc == 0 && i < z->nheap; i++) {
     int64_t n = shapes_below(z, &z->heap[i]);
     if (z->r->stopped && any_open(z, z->heap[i].lb))
-      z->r->unsearched += n;
+      add_count(&z->r->unsearched, n);
     else
-      z->r->pruned_dominated += n;
+      add_count(&z->r->pruned_dominated, n);
   }
   return rc;
 }

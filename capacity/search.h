@@ -17,6 +17,10 @@
  *    misses the target (bound-misses-target), when some operator fits on no
  *    node even there (infeasible, and why), or when the cheapest completion
  *    at that bound is over the budget (over-budget);
+ *    The counts of a node's next type too few to run the job or to meet
+ *    the target are found by bisection (both only improve with the
+ *    count) and settled at once; the others wait as one range, each
+ *    count split off when its lower bound comes up;
  * 2. nodes are expanded cheapest lower bound of the objective first
  *    (dollars per run: price x bound JCT; per hour: price); a whole shape
  *    reached that way is simulated, under every model asked for
@@ -129,7 +133,8 @@ typedef struct {
   int top[SL_CAP_MAX_MODELS][64]; /**< per model: shapes meeting the target, cheapest first */
   int simulations;            /**< simulator runs (shape x model) */
   int64_t bounds;             /**< LP bounds computed, of subtrees and shapes */
-  /** Shapes of the whole space by outcome; they add up to total_shapes. */
+  /** Shapes of the whole space by outcome; they add up to total_shapes
+   *  (every count saturates at INT64_MAX: a space can be larger). */
   int64_t simulated_shapes, pruned_infeasible, pruned_bound, pruned_budget, pruned_dominated;
   int64_t unsearched;         /**< left when max_simulations stopped the search: they might have
                                    entered the answer */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -418,21 +419,33 @@ static void print_target(const args *a)
            (long long)a->cap.sample_plan->source_rows, (long long)a->cap.plan->source_rows);
 }
 
+/* A count of shapes; one that saturated reads as what it is. */
+static const char *count_str(int64_t n, char *buf, size_t len)
+{
+  if (n == INT64_MAX)
+    snprintf(buf, len, "over 9.2e18");
+  else
+    snprintf(buf, len, "%lld", (long long)n);
+  return buf;
+}
+
 static void print_counts(const sl_cap_result *r, int ntypes)
 {
-  printf("searched %lld shapes of %d node types in %.1f s: %lld simulated (%d simulations), %lld pruned\n"
-         "    (%lld by the bound, %lld over budget, %lld infeasible, %lld dominated) with %lld bounds\n",
-         (long long)r->total_shapes, ntypes, r->wall_s, (long long)r->simulated_shapes, r->simulations,
-         (long long)(r->total_shapes - r->simulated_shapes - r->unsearched), (long long)r->pruned_bound,
-         (long long)r->pruned_budget, (long long)r->pruned_infeasible, (long long)r->pruned_dominated,
-         (long long)r->bounds);
+  char c[7][32];
+  int64_t pruned = r->total_shapes == INT64_MAX ? INT64_MAX : r->total_shapes - r->simulated_shapes - r->unsearched;
+  printf("searched %s shapes of %d node types in %.1f s: %lld simulated (%d simulations), %s pruned\n"
+         "    (%s by the bound, %s over budget, %s infeasible, %s dominated) with %lld bounds\n",
+         count_str(r->total_shapes, c[0], sizeof c[0]), ntypes, r->wall_s, (long long)r->simulated_shapes,
+         r->simulations, count_str(pruned, c[1], sizeof c[1]), count_str(r->pruned_bound, c[2], sizeof c[2]),
+         count_str(r->pruned_budget, c[3], sizeof c[3]), count_str(r->pruned_infeasible, c[4], sizeof c[4]),
+         count_str(r->pruned_dominated, c[5], sizeof c[5]), (long long)r->bounds);
   for (int i = 0; i < r->nreasons; i++)
-    printf("  %lld infeasible shape%s: %s\n", (long long)r->reason_shapes[i], r->reason_shapes[i] == 1 ? "" : "s",
-           r->reasons[i]);
+    printf("  %s infeasible shape%s: %s\n", count_str(r->reason_shapes[i], c[6], sizeof c[6]),
+           r->reason_shapes[i] == 1 ? "" : "s", r->reasons[i]);
   if (r->stopped)
-    printf("  stopped at %d simulations (--max-simulations): %lld shapes were left unsearched, so\n"
+    printf("  stopped at %d simulations (--max-simulations): %s shapes were left unsearched, so\n"
            "  the answers below are the cheapest found, not proven the cheapest\n",
-           r->simulations, (long long)r->unsearched);
+           r->simulations, count_str(r->unsearched, c[6], sizeof c[6]));
 }
 
 /* When no shape meets the target: how near any came, and why. */

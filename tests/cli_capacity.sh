@@ -64,6 +64,19 @@ check "in under a minute ($((SECONDS - start)) s)" test $((SECONDS - start)) -lt
 check "its answer: 2 x g5.xlarge + 2 x g5.2xlarge" grep -Eq "^  1 +2 x g5.xlarge \+ 2 x g5.2xlarge " out.txt
 check "shapes.csv lists only the shapes reached one by one" test "$(wc -l <e/shapes.csv)" -lt 1000
 
+# Six types of up to 100,000 nodes: more shapes than a counter holds, yet
+# each type's count is found by bisection, not one bound per count.
+{
+  printf '[group a]\ncpu = 4\ngpu = 1\nmemory = 8GB\nprice_per_hour = 1\nmax = 100000\n'
+  for t in b c d e f; do printf '[group %s]\ncpu = 4\nmemory = 8GB\nprice_per_hour = 0.5\nmax = 100000\n' $t; done
+} >huge.ini
+start=$SECONDS
+"$sluice" capacity video --node-types huge.ini --target-throughput 60 --top 2 --out h >out.txt 2>err.txt
+check "a space of over 9.2e18 shapes is searched (exit 0)" test $? -eq 0
+check "and says how big it is" grep -q "searched over 9.2e18 shapes of 6 node types" out.txt
+check "in seconds ($((SECONDS - start)) s)" test $((SECONDS - start)) -lt 30
+check "its answer: 2 GPUs and a CPU node" grep -Eq "^  1 +2 x a \+ 1 x [b-f] " out.txt
+
 # --max-simulations stops a search only simulations settle, and says so
 "$sluice" capacity video --node-types aws --only g5.xlarge,g5.2xlarge --max g5.xlarge=4 --max g5.2xlarge=4 \
   --target-throughput 120 --max-simulations 1 --out f >out.txt 2>&1
