@@ -46,7 +46,7 @@ typedef struct {
   char time[256];             /* the current row's time_s */
   char last_time[256];        /* the last marker's */
   char evtimes[SL_PLOT_LIST]; /* markers: times and labels */
-  char evlabels[SL_PLOT_LIST];
+  char evlabels[2 * SL_PLOT_LIST];
   int nevents, events_left_out;
 } timeline_info;
 
@@ -101,11 +101,19 @@ static void marker_text(const char *label, char *buf, size_t n)
 static void event_cell(timeline_info *h, const char *label)
 {
   char text[300];
+  char *end;
   if (!label[0])
     return;
+  strtod(h->time, &end);
+  if (end == h->time || *end)
+    return; /* a row without a time has no place on the axis */
   marker_text(label, text, sizeof text);
+  size_t len = strlen(h->evlabels);
+  if (len + strlen(text) + 2 >= sizeof h->evlabels || strlen(h->evtimes) + strlen(h->time) + 2 >= sizeof h->evtimes) {
+    h->events_left_out++; /* a marker cut in half would pair a time with another's text */
+    return;
+  }
   if (h->nevents > 0 && strcmp(h->time, h->last_time) == 0) {
-    size_t len = strlen(h->evlabels);
     snprintf(h->evlabels + len, sizeof h->evlabels - len, "|%s", text);
     return;
   }
@@ -297,7 +305,7 @@ static void build_expr(char *e, size_t n, const char *timeline, const timeline_i
     snprintf(title, sizeof title, "%s on %s, %s model (%s): %s %.1f s%s", summary_get(si, "workload"),
              summary_get(si, "cluster"), summary_get(si, "model"), summary_get(si, "engine"),
              strcmp(summary_get(si, "complete"), "1") == 0 ? "JCT" : "INCOMPLETE at", atof(jct),
-             h->events_left_out ? " (markers after the first 200 left out)" : "");
+             h->events_left_out ? " (some markers left out)" : "");
   else
     snprintf(title, sizeof title, "%.300s", timeline);
   e[0] = 0;

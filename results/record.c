@@ -37,6 +37,7 @@ struct sl_recorder_s {
   sample *samples;
   int64_t nsamples, samples_cap;
   int64_t last_periodic; /* the sample the next rate is measured from, -1: none yet */
+  int64_t prev_periodic; /* the one before it, -1: none */
   double rolled_back_marked; /* rows given back that rollback rows have named so far */
 };
 
@@ -48,7 +49,7 @@ sl_recorder *sl_recorder_new(const sl_plan *plan, const sl_cluster *cluster, boo
   r->plan = plan;
   r->cluster = cluster;
   r->keep_tasks = keep_tasks;
-  r->last_periodic = -1;
+  r->last_periodic = r->prev_periodic = -1;
   return r;
 }
 
@@ -131,9 +132,19 @@ int sl_recorder_sample(sl_recorder *r, double t, const sl_core *core)
   if (!s)
     return SL_ENOMEM;
   if (r->last_periodic >= 0) {
+    /* The last row of a run comes whenever the job ends, maybe an instant
+     * after the one before: a rate over that instant is a spike of noise.
+     * A row less than half a period after the last is measured from the
+     * one before it, over a period and a half at most. */
     const sample *prev = &r->samples[r->last_periodic];
+    if (r->prev_periodic >= 0) {
+      const sample *before = &r->samples[r->prev_periodic];
+      if (t - prev->t < 0.5 * (prev->t - before->t))
+        prev = before;
+    }
     s->rate = t > prev->t ? (rows_received(s) - rows_received(prev)) / (t - prev->t) : prev->rate;
   }
+  r->prev_periodic = r->last_periodic;
   r->last_periodic = r->nsamples - 1;
   return 0;
 }
