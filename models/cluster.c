@@ -88,7 +88,6 @@ uint32_t sl_cluster_allowed_groups(const sl_cluster *c, const sl_accel_set *want
   return mask;
 }
 
-/* Summed over groups rather than nodes, so it also works before expansion. */
 void sl_cluster_node_name(const sl_cluster *c, int n, char *buf, size_t len)
 {
   if (!c->nodes || n < 0 || n >= c->nnodes) {
@@ -98,6 +97,7 @@ void sl_cluster_node_name(const sl_cluster *c, int n, char *buf, size_t len)
   snprintf(buf, len, "%s.%d", sl_cluster_node_group(c, n)->name, c->nodes[n].index_in_group);
 }
 
+/* Summed over groups rather than nodes, so it also works before expansion. */
 double sl_cluster_total(const sl_cluster *c, bool gpu)
 {
   double total = 0;
