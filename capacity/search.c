@@ -611,7 +611,7 @@ static int visit_shape(search *z, const subtree *t)
   sl_cap_shape *s = new_shape(z, t);
   if (!s)
     return SL_ENOMEM;
-  z->settled++;
+  add_count(&z->settled, 1);
   for (int m = 0; m < z->o->nmodels; m++) {
     if (!still_open(z, m, t->lb))
       continue;
@@ -783,9 +783,9 @@ static void count_reached(const sl_cap_opts *o, sl_cap_result *r)
       }
     }
     if (simulated)
-      r->simulated_shapes++;
+      add_count(&r->simulated_shapes, 1);
     else
-      r->pruned_dominated++;
+      add_count(&r->pruned_dominated, 1);
   }
 }
 
