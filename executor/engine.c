@@ -1118,6 +1118,11 @@ static void supervise(engine *e)
       fail_job(e, SL_EINTR, "interrupted by a signal");
       break;
     }
+    /* the job may have ended during the wait: a fault due since then
+     * would strike a finished job (a stream rollback took rows back from
+     * a sink already complete) */
+    if (e->done)
+      break;
     while (next_fault < o->faults.n && o->faults.ev[next_fault].at_s <= now)
       inject(e, &o->faults.ev[next_fault++], now);
     if (sl_core_wakeup(e->core) <= now) {
