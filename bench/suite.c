@@ -103,6 +103,18 @@ static bool case_wanted(const sl_suite_opts *o, const char *prefix, const char *
   return !o->filter || strstr(full, o->filter) || strstr(o->filter, full);
 }
 
+/* Where the suite stands, for the progress line: steps done of the total. */
+typedef struct {
+  int done, total;
+} steps;
+
+static void announce(const sl_suite_opts *o, steps *st, const char *what)
+{
+  if (o->progress)
+    o->progress(o->progress_ctx, what, st->done, st->total);
+  st->done++;
+}
+
 static int load_specs(const sl_suite_opts *o, const char *workload, const char *cluster, sl_workload *w,
                       sl_cluster *c, char *err, size_t errlen)
 {
@@ -122,7 +134,7 @@ static int add_case_metrics(sl_metric_set *out, const char *name, const sl_summa
     double v;
   } f[] = {
     {"jct_s", "s", s->jct_s},
-    {"peak_store_bytes", "B", s->peak_store_bytes},
+    {"peak_node_store_bytes", "B", s->peak_node_store_bytes},
     {"spilled_bytes", "B", s->spilled_bytes},
     {"tasks", "", (double)s->tasks},
     {"retried_tasks", "", (double)s->retried_tasks},
@@ -137,9 +149,12 @@ static int add_case_metrics(sl_metric_set *out, const char *name, const sl_summa
   return 0;
 }
 
-static int run_sim_case(const sl_suite_opts *o, const sl_sim_case *k, sl_metric_set *out, char *err,
+static int run_sim_case(const sl_suite_opts *o, steps *st, const sl_sim_case *k, sl_metric_set *out, char *err,
                         size_t errlen)
 {
+  char what[128];
+  snprintf(what, sizeof what, "sim/%s", k->name);
+  announce(o, st, what);
   sl_workload w;
   sl_cluster c;
   memset(&c, 0, sizeof c);
@@ -186,11 +201,12 @@ static int run_sim_case(const sl_suite_opts *o, const sl_sim_case *k, sl_metric_
 enum { SL_SUITE_ZOO = 50 };
 static const char *const zoo_models[] = {"streaming", "streaming-plus", "batch"};
 
-static int run_zoo_case(const sl_suite_opts *o, const char *dir, const sl_zoo_case *zc, const char *model,
-                        sl_metric_set *out, char *err, size_t errlen)
+static int run_zoo_case(const sl_suite_opts *o, steps *st, const char *dir, const sl_zoo_case *zc,
+                        const char *model, sl_metric_set *out, char *err, size_t errlen)
 {
   char name[96], wpath[1100], cpath[1100];
   snprintf(name, sizeof name, "zoo/%s/%s", zc->name, model);
+  announce(o, st, name);
   snprintf(wpath, sizeof wpath, "%s/%s.ini", dir, zc->name);
   snprintf(cpath, sizeof cpath, "%s/%s.cluster.ini", dir, zc->name);
   sl_workload w;
@@ -228,9 +244,14 @@ static int run_zoo_case(const sl_suite_opts *o, const char *dir, const sl_zoo_ca
   return rc;
 }
 
-static int run_zoo(const sl_suite_opts *o, sl_metric_set *out, char *err, size_t errlen)
+static bool zoo_wanted(const sl_suite_opts *o)
 {
-  if (o->filter && !strstr("sim/zoo/", o->filter) && !strstr(o->filter, "zoo"))
+  return !o->filter || strstr("sim/zoo/", o->filter) || strstr(o->filter, "zoo");
+}
+
+static int run_zoo(const sl_suite_opts *o, steps *st, sl_metric_set *out, char *err, size_t errlen)
+{
+  if (!zoo_wanted(o))
     return 0;
   char dir[] = "/tmp/sluice-bench-zoo-XXXXXX";
   if (!mkdtemp(dir)) {
@@ -242,7 +263,7 @@ static int run_zoo(const sl_suite_opts *o, sl_metric_set *out, char *err, size_t
   int rc = sl_zoo_write(&zo, dir, cases, err, errlen) < 0 ? -1 : 0;
   for (int i = 0; i < SL_SUITE_ZOO && rc == 0; i++)
     for (unsigned m = 0; m < sizeof zoo_models / sizeof *zoo_models && rc == 0; m++)
-      rc = run_zoo_case(o, dir, &cases[i], zoo_models[m], out, err, errlen);
+      rc = run_zoo_case(o, st, dir, &cases[i], zoo_models[m], out, err, errlen);
   char cmd[100];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0 && rc == 0)
@@ -250,14 +271,18 @@ static int run_zoo(const sl_suite_opts *o, sl_metric_set *out, char *err, size_t
   return rc;
 }
 
-static int run_bounds(const sl_suite_opts *o, sl_metric_set *out, char *err, size_t errlen)
+static const char *const bound_cases[][2] = {{"fig9", "fig9"}, {"video", "video"}, {"fig11", "fig11"}};
+#define SL_SUITE_BOUNDS (sizeof bound_cases / sizeof *bound_cases)
+
+static int run_bounds(const sl_suite_opts *o, steps *st, sl_metric_set *out, char *err, size_t errlen)
 {
-  static const char *const cases[][2] = {{"fig9", "fig9"}, {"video", "video"}, {"fig11", "fig11"}};
-  for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+  const char *const (*cases)[2] = bound_cases;
+  for (unsigned i = 0; i < SL_SUITE_BOUNDS; i++) {
     char name[128];
     snprintf(name, sizeof name, "bound/%s/jct_s", cases[i][0]);
     if (!wanted(o, name))
       continue;
+    announce(o, st, name);
     sl_workload w;
     sl_cluster c;
     memset(&c, 0, sizeof c);
@@ -282,14 +307,20 @@ static int run_bounds(const sl_suite_opts *o, sl_metric_set *out, char *err, siz
  * per task in reference-loop units: each pair sees the same machine state. */
 typedef int (*sl_rate_fn)(int64_t tasks, int runs, bool verbose, double *tasks_per_s);
 
-static int run_ratio(const sl_suite_opts *o, sl_metric_set *out, const char *name, sl_rate_fn fn,
+static int micro_runs(const sl_suite_opts *o)
+{
+  return o->micro_runs < 1 ? 1 : o->micro_runs > 32 ? 32 : o->micro_runs;
+}
+
+static int run_ratio(const sl_suite_opts *o, steps *st, sl_metric_set *out, const char *name, sl_rate_fn fn,
                      int64_t tasks, char *err, size_t errlen)
 {
   if (!wanted(o, name))
     return 0;
   double ratio[32];
-  int runs = o->micro_runs < 1 ? 1 : o->micro_runs > 32 ? 32 : o->micro_runs;
+  int runs = micro_runs(o);
   for (int r = 0; r < runs; r++) {
+    announce(o, st, name);
     double ref = sl_bench_reference_s(3), rate;
     if (fn(tasks, 1, false, &rate) < 0 || ref <= 0 || rate <= 0) {
       snprintf(err, errlen, "%s: the benchmark failed", name);
@@ -302,18 +333,39 @@ static int run_ratio(const sl_suite_opts *o, sl_metric_set *out, const char *nam
   return add_metric(out, name, SL_METRIC_RATIO, sl_bench_median(ratio, runs), SL_RATIO_BAND, "per Mref");
 }
 
+static const char *const micro_names[] = {"micro/dispatch_cost_per_task", "micro/sim_cost_per_task"};
+
+/* Every step the suite will take with these options, for "N of TOTAL". */
+static int count_steps(const sl_suite_opts *o)
+{
+  int n = 0;
+  char name[128];
+  for (unsigned i = 0; i < sizeof sim_cases / sizeof *sim_cases; i++)
+    n += case_wanted(o, "sim", sim_cases[i].name);
+  for (unsigned i = 0; i < SL_SUITE_BOUNDS; i++) {
+    snprintf(name, sizeof name, "bound/%s/jct_s", bound_cases[i][0]);
+    n += wanted(o, name);
+  }
+  if (zoo_wanted(o))
+    n += SL_SUITE_ZOO * (int)(sizeof zoo_models / sizeof *zoo_models);
+  for (unsigned i = 0; i < sizeof micro_names / sizeof *micro_names; i++)
+    n += wanted(o, micro_names[i]) ? micro_runs(o) : 0;
+  return n;
+}
+
 int sl_suite_run(const sl_suite_opts *o, sl_metric_set *out, char *err, size_t errlen)
 {
+  steps st = {.total = count_steps(o)};
   for (unsigned i = 0; i < sizeof sim_cases / sizeof *sim_cases; i++)
-    if (case_wanted(o, "sim", sim_cases[i].name) && run_sim_case(o, &sim_cases[i], out, err, errlen) < 0)
+    if (case_wanted(o, "sim", sim_cases[i].name) && run_sim_case(o, &st, &sim_cases[i], out, err, errlen) < 0)
       return -1;
-  if (run_bounds(o, out, err, errlen) < 0)
+  if (run_bounds(o, &st, out, err, errlen) < 0)
     return -1;
-  if (run_zoo(o, out, err, errlen) < 0)
+  if (run_zoo(o, &st, out, err, errlen) < 0)
     return -1;
-  if (run_ratio(o, out, "micro/dispatch_cost_per_task", sl_bench_dispatch, 100000, err, errlen) < 0)
+  if (run_ratio(o, &st, out, micro_names[0], sl_bench_dispatch, 100000, err, errlen) < 0)
     return -1;
-  if (run_ratio(o, out, "micro/sim_cost_per_task", sl_bench_sim_rate, 50000, err, errlen) < 0)
+  if (run_ratio(o, &st, out, micro_names[1], sl_bench_sim_rate, 50000, err, errlen) < 0)
     return -1;
   return 0;
 }

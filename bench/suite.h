@@ -52,6 +52,10 @@ typedef struct {
   const char *filter;    /**< run only metrics whose name contains this; NULL = all */
   int micro_runs;        /**< pairs of (reference, benchmark) per ratio metric */
   bool verbose;
+  /** Called before each step (may be NULL): what runs, and how many steps
+   *  ran before it of how many the suite has. */
+  void (*progress)(void *ctx, const char *what, int done, int total);
+  void *progress_ctx;
 } sl_suite_opts;
 
 /**

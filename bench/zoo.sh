@@ -91,7 +91,7 @@ awk -v out="$out" '
     nh = split(hdr, h, ","); split(row, v, ",")
     for (i = 1; i <= nh; i++) col[h[i]] = v[i]
     printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", name, model, col["jct_s"], col["bound_s"],
-           col["pct_of_bound"], col["peak_store_bytes"], col["spilled_bytes"], col["complete"],
+           col["pct_of_bound"], col["peak_node_store_bytes"], col["spilled_bytes"], col["complete"],
            budget[name], col["tasks"], rc
   }
   BEGIN { FS = ","; print "case,model,jct_s,bound_s,pct_of_bound,peak_store,spilled_bytes,complete,budget_parts_per_node,tasks,exit" }

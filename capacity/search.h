@@ -4,23 +4,35 @@
  *        node types, that meet a throughput target or a deadline.
  *
  * A shape is a count per node type (each between the type's min and max,
- * models/cluster.h). The search is a branch and bound over all shapes:
+ * models/cluster.h). The search is a best-first branch and bound over a
+ * tree of partial shapes, so that a catalogue of hundreds of thousands of
+ * shapes is searched without listing them:
  *
- * 1. every shape gets its physical limit from the LP bound (models/bound.h)
- *    for free: a shape whose bound already misses the target, or whose
- *    cheapest conceivable run (price x bound JCT) is over the budget, is
- *    pruned without simulating it;
- * 2. the rest are sorted by a lower bound of the objective (dollars per run,
- *    or per hour) and simulated in that order, each under every model asked
- *    for (sim/engine.h);
- * 3. once `top` shapes meet the target and the next shape's lower bound is
- *    no better than the top-th found, no shape left can enter the answer:
- *    they are pruned as dominated.
+ * 1. a node of the tree fixes the counts of the first types (the dearest
+ *    first) and leaves the rest free. Every shape below it costs at least
+ *    its cheapest completion (the free types at their min) and runs no
+ *    faster than its largest (the free types at their max): the LP bound
+ *    of sl_bound_limits() only improves with more nodes. One bound of the
+ *    largest completion so settles the whole subtree when it already
+ *    misses the target (bound-misses-target), when some operator fits on no
+ *    node even there (infeasible, and why), or when the cheapest completion
+ *    at that bound is over the budget (over-budget);
+ *    The counts of a node's next type too few to run the job or to meet
+ *    the target are found by bisection (both only improve with the
+ *    count) and settled at once; the others wait as one range, each
+ *    count split off when its lower bound comes up;
+ * 2. nodes are expanded cheapest lower bound of the objective first
+ *    (dollars per run: price x bound JCT; per hour: price); a whole shape
+ *    reached that way is simulated, under every model asked for
+ *    (sim/engine.h);
+ * 3. once `top` shapes meet the target and the next node's lower bound is
+ *    no better than the top-th found, nothing left can enter the answer:
+ *    every shape left is dominated.
  *
  * The answer is exact for the simulated cost model: a pruned shape is
  * provably not among the `top` cheapest. With several models, each model's
  * answer is simulated under every other model too, so they compare on the
- * same shapes. Deterministic: ties break by price, then by counts.
+ * same shapes. Deterministic: ties break by the order nodes were made.
  */
 #ifndef SL_CAPACITY_SEARCH_H
 #define SL_CAPACITY_SEARCH_H
@@ -34,8 +46,8 @@
 #include "models/plan.h"
 
 #define SL_CAP_MAX_MODELS 8
-/** More shapes than this is a search the user should narrow (the maxima). */
-#define SL_CAP_MAX_SHAPES 200000
+/** Distinct reasons kept for infeasible shapes. */
+#define SL_CAP_MAX_REASONS 8
 
 /** @brief What "cheapest" means. */
 typedef enum {
@@ -72,6 +84,18 @@ typedef struct {
   sl_cap_outcome by_model[SL_CAP_MAX_MODELS];
 } sl_cap_shape;
 
+/** @brief Where a search stands, for a progress line. */
+typedef struct {
+  int simulations;         /**< done so far */
+  int at_least_left;       /**< more it needs at least: shapes the answers still lack */
+  int at_most_left;        /**< more it may run before max_simulations stops it (-1: no limit) */
+  int64_t settled, total;  /**< shapes settled (pruned, bounded or simulated) of the whole space */
+  double elapsed_s;
+  double per_simulation_s; /**< mean wall time of one so far (0 before the first) */
+  const char *shape;       /**< the shape about to be simulated */
+  const char *model;       /**< under this model */
+} sl_cap_progress;
+
 typedef struct {
   const sl_plan *plan;        /**< borrowed: the whole job, which the bound and the answer are for */
   /** Borrowed, may be NULL: the same job with only a fraction of its source
@@ -89,30 +113,51 @@ typedef struct {
   sl_core_opts models[SL_CAP_MAX_MODELS]; /**< one simulation per shape and entry */
   uint64_t seed;              /**< of every simulation */
   double memory_bytes;        /**< every node's store budget; 0 = the node types' */
-  /** Called after each simulation (may be NULL): done so far, and an upper
-   *  estimate of the total. */
-  void (*progress)(void *ctx, int simulated, int estimate);
+  int max_simulations;        /**< stop after this many simulations per model (0: no limit): a
+                                   target that only simulations miss would otherwise have every
+                                   shape whose bound meets it simulated; the answer is then not
+                                   proven */
+  /** Called before each simulation (may be NULL). */
+  void (*progress)(void *ctx, const sl_cap_progress *p);
   void *progress_ctx;
 } sl_cap_opts;
 
+
+
 typedef struct {
-  int nshapes;
-  sl_cap_shape *shapes;       /**< owned, in the order they were enumerated */
+  int64_t total_shapes;       /**< the whole space: every count of every type, at least one node */
+  int nshapes;                /**< shapes reached one by one (bounded alone, maybe simulated) */
+  sl_cap_shape *shapes;       /**< owned, in the order they were reached */
   int *order;                 /**< owned: shape indices by objective, cheapest first */
   int ntop[SL_CAP_MAX_MODELS];
   int top[SL_CAP_MAX_MODELS][64]; /**< per model: shapes meeting the target, cheapest first */
   int simulations;            /**< simulator runs (shape x model) */
-  int simulated_shapes, pruned_infeasible, pruned_bound, pruned_budget, pruned_dominated;
+  int64_t bounds;             /**< LP bounds computed, of subtrees and shapes */
+  /** Shapes of the whole space by outcome; they add up to total_shapes
+   *  (every count saturates at INT64_MAX: a space can be larger). */
+  int64_t simulated_shapes, pruned_infeasible, pruned_bound, pruned_budget, pruned_dominated;
+  int64_t unsearched;         /**< left when max_simulations stopped the search: they might have
+                                   entered the answer */
+  bool stopped;               /**< max_simulations stopped the search: the answer is not proven */
+  int nreasons;               /**< why infeasible shapes are: distinct reasons, with their shapes */
+  char reasons[SL_CAP_MAX_REASONS][320];
+  int64_t reason_shapes[SL_CAP_MAX_REASONS];
+  /** The most any shape can do: every type at its max. Its bound's rate in
+   *  source rows/s (0 when even that shape is infeasible). */
+  int best_bound_counts[SL_MAX_GROUPS];
+  double best_bound_rows_s;
+  int best_simulated;         /**< the simulated shape with the highest complete throughput, -1: none */
+  int best_simulated_model;
   double wall_s;
 } sl_cap_result;
 
-/** @brief Defaults: rank per run, top 5, streaming only, workload seed. */
+/** @brief Defaults: rank per run, top 5, streaming only, workload seed, at most 30 simulations per model. */
 void sl_cap_opts_default(sl_cap_opts *o);
 
 /**
  * @brief Runs the search. @p r is the caller's; release with sl_cap_result_free().
- * @return 0; SL_EINVAL (no target, no node types, too many shapes: @p err
- *         says which); SL_ENOMEM; SL_EIO when a simulation could not run.
+ * @return 0; SL_EINVAL (no target, no node types: @p err says which);
+ *         SL_ENOMEM; SL_EIO when a simulation could not run.
  */
 int sl_cap_search(const sl_cap_opts *o, sl_cap_result *r, char *err, size_t errlen);
 
@@ -125,8 +170,10 @@ void sl_cap_shape_name(const sl_cluster *types, const sl_cap_shape *s, char *buf
 const char *sl_cap_status_name(sl_cap_status s);
 
 /**
- * @brief One CSV row per shape and model (libcsv quoting): the counts, the
- *        price, the bound, the status and why, and the simulated figures.
+ * @brief One CSV row per shape reached one by one and model (libcsv
+ *        quoting): the counts, the price, the bound, the status and why,
+ *        and the simulated figures. Subtrees settled whole are counted in
+ *        the result, not listed.
  * @return 0 or SL_EIO.
  */
 int sl_cap_write_csv(const sl_cap_opts *o, const sl_cap_result *r, FILE *f);

@@ -2,15 +2,25 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "bench/suite.h"
 #include "cli.h"
 #include "models/error.h"
+#include "results/progress.h"
 #include "workloads/units.h"
 
 #ifndef SL_DATA_DIR
 #define SL_DATA_DIR "."
 #endif
+
+static double now_s(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static const char *USAGE = "sluice bench [--baseline FILE] [--update] [--filter TEXT] [--runs N] [--verbose]";
 
@@ -76,6 +86,16 @@ static int parse_args(int argc, char **argv, args *a)
   return 0;
 }
 
+/* On a terminal: the step about to run, how many of how many, time left. */
+static void progress(void *ctx, const char *what, int done, int total)
+{
+  double *t0 = ctx;
+  char line[256];
+  sl_progress_format(line, sizeof line, "bench", done, total, what, now_s() - *t0);
+  fprintf(stderr, "\r\033[K  %s", line);
+  fflush(stderr);
+}
+
 /* The suite runs the committed specs of the source tree, wherever it is run from. */
 static const char *data_dir(void)
 {
@@ -99,7 +119,17 @@ int sl_cmd_bench(int argc, char **argv)
     return SL_EXIT_USAGE;
   }
   sl_suite_opts o = {.data_dir = data_dir(), .filter = a.filter, .micro_runs = a.runs, .verbose = a.verbose};
-  if (sl_suite_run(&o, &now, err, sizeof err) < 0) {
+  double t0 = now_s();
+  /* --verbose prints each run on its own line: no line to rewrite then */
+  bool show = isatty(STDERR_FILENO) && !a.verbose;
+  if (show) {
+    o.progress = progress;
+    o.progress_ctx = &t0;
+  }
+  rc = sl_suite_run(&o, &now, err, sizeof err);
+  if (show)
+    fprintf(stderr, "\r\033[K");
+  if (rc < 0) {
     fprintf(stderr, "sluice bench: %s\n", err);
     sl_metric_set_free(&base);
     sl_metric_set_free(&now);

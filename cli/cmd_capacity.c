@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,16 +24,21 @@ static const char *USAGE =
   "                       [--only TYPE,...] [--max TYPE=N]... [--budget DOLLARS]\n"
   "                       [--model MODEL]... [--rank run|hour] [--top N]\n"
   "                       [--sample F] [--gpu-reference TYPE] [--memory SIZE] [--seed N]\n"
-  "                       [--out DIR] [--quiet]";
+  "                       [--max-simulations N] [--out DIR] [--quiet]";
 
 static const char *HELP =
   "Finds the cheapest cluster shapes, built from the node types in TYPES, on which\n"
-  "WORKLOAD meets a throughput target or a deadline. Every shape (a count per type,\n"
-  "from each type's min to its max) is bounded first (the LP of `sluice bound`);\n"
-  "shapes whose bound misses the target or the budget are pruned, the rest are\n"
-  "simulated cheapest bound first until no shape left can beat the N cheapest found.\n"
-  "Writes DIR/shapes.csv (every shape, simulated or pruned and why) and\n"
-  "DIR/pareto.png and .svg (cost per run against JCT), and prints the answer.\n"
+  "WORKLOAD meets a throughput target or a deadline. A shape is a count per type,\n"
+  "from each type's min to its max; the search never lists them all. It fixes the\n"
+  "count of one type at a time, dearest first, and bounds each group of shapes by\n"
+  "its largest (the LP of `sluice bound`: more nodes never lower it): a group whose\n"
+  "largest shape misses the target, cannot run the job, or whose cheapest shape is\n"
+  "over the budget is pruned whole. Whole shapes are simulated cheapest lower bound\n"
+  "first, until no shape left can beat the N cheapest found.\n"
+  "Writes DIR/shapes.csv (every shape reached one by one, simulated or not and\n"
+  "why) and DIR/pareto.png and .svg (cost per run against JCT, when some shape was\n"
+  "simulated to the end), and prints the answer; when no shape meets the target,\n"
+  "the most any shape could do and why the infeasible ones are.\n"
   "\n"
   "  --node-types TYPES      node types: a cluster spec whose groups carry price_per_hour\n"
   "                          and max (and min) counts; a path or a built-in name under\n"
@@ -54,13 +60,16 @@ static const char *HELP =
   "                          type's GPU speed is taken relative to TYPE's\n"
   "  --memory SIZE           every node's store budget (default: the node types')\n"
   "  --seed N                simulation seed (default: the workload's)\n"
+  "  --max-simulations N     stop after N simulations per model (default 30, 0: no limit):\n"
+  "                          a target that only simulations miss would otherwise simulate\n"
+  "                          every shape whose bound meets it. The answer is then not proven\n"
   "  --out DIR               default runs/capacity-WORKLOAD\n"
   "  --quiet                 print nothing but errors\n"
   "\n"
   "Exit: 0 at least one shape meets the target, 1 none does, 2 bad usage or input.\n";
 
 enum { O_TYPES = 256, O_ONLY, O_MAX, O_SAMPLE, O_GPU_REF, O_RATE, O_DEADLINE, O_BUDGET, O_MODEL, O_RANK, O_TOP, O_MEMORY, O_SEED, O_OUT,
-       O_QUIET, O_HELP };
+       O_QUIET, O_MAX_SIMS, O_HELP };
 
 #define SL_CAP_MAX_OVERRIDES 16
 
@@ -142,6 +151,11 @@ static int parse_option(int ch, args *a)
     return 0;
   case O_OUT: a->out = optarg; return 0;
   case O_QUIET: a->quiet = true; return 0;
+  case O_MAX_SIMS:
+    if (sl_parse_int(optarg, &n) < 0 || n < 0 || n > 1000000)
+      return bad("--max-simulations: '%s' is not a count from 0 to 1000000", optarg);
+    a->cap.max_simulations = (int)n;
+    return 0;
   }
   return bad("unknown or incomplete option '%s'", optarg ? optarg : "");
 }
@@ -157,6 +171,7 @@ static int parse_args(int argc, char **argv, args *a)
     {"top", required_argument, NULL, O_TOP},           {"memory", required_argument, NULL, O_MEMORY},
     {"seed", required_argument, NULL, O_SEED},         {"out", required_argument, NULL, O_OUT},
     {"quiet", no_argument, NULL, O_QUIET},             {"help", no_argument, NULL, O_HELP},
+    {"max-simulations", required_argument, NULL, O_MAX_SIMS},
     {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
@@ -323,6 +338,16 @@ static int write_file(const args *a, const sl_cap_result *r, const char *path,
   return 0;
 }
 
+/* Whether some shape was simulated to the end: the figure's only points. */
+static bool has_front(const args *a, const sl_cap_result *r)
+{
+  for (int i = 0; i < r->nshapes; i++)
+    for (int m = 0; m < a->cap.nmodels; m++)
+      if (r->shapes[i].by_model[m].pareto)
+        return true;
+  return false;
+}
+
 static int draw_pareto(const args *a, const char *csv, const char *front, const char *dir)
 {
   char script[1024], expr[4096] = "", title[512], png[1100], svg[1100];
@@ -350,11 +375,32 @@ static int draw_pareto(const args *a, const char *csv, const char *front, const 
   return 0;
 }
 
-static void progress(void *ctx, int done, int estimate)
+/* On a terminal: what is simulated, how far the search is, and at least
+ * how long it still takes (each shape the answers lack is one more run). */
+static void progress(void *ctx, const sl_cap_progress *p)
 {
   (void)ctx;
-  if (isatty(STDERR_FILENO))
-    fprintf(stderr, "\r  simulated %d (at least %d)   ", done, estimate);
+  char left[64] = "";
+  int least = p->at_least_left, most = p->at_most_left;
+  if (most >= 0 && least > most)
+    least = most;
+  if (p->per_simulation_s > 0 && most >= 0)
+    snprintf(left, sizeof left, "; %.0f-%.0f s left", least * p->per_simulation_s, most * p->per_simulation_s);
+  else if (p->per_simulation_s > 0)
+    snprintf(left, sizeof left, "; at least %.0f s left", least * p->per_simulation_s);
+  fprintf(stderr, "\r\033[K  simulation %d: %.60s (%s); %lld of %lld shapes settled, %.0f s%s", p->simulations + 1,
+          p->shape, p->model, (long long)p->settled, (long long)p->total, p->elapsed_s, left);
+  fflush(stderr);
+}
+
+static void remove_figure(const char *dir)
+{
+  const char *names[] = {"pareto.png", "pareto.svg"};
+  char path[1200];
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    unlink(path);
+  }
 }
 
 static void print_target(const args *a)
@@ -372,13 +418,59 @@ static void print_target(const args *a)
            (long long)a->cap.sample_plan->source_rows, (long long)a->cap.plan->source_rows);
 }
 
+/* A count of shapes; one that saturated reads as what it is. */
+static const char *count_str(int64_t n, char *buf, size_t len)
+{
+  if (n == INT64_MAX)
+    snprintf(buf, len, "over 9.2e18");
+  else
+    snprintf(buf, len, "%lld", (long long)n);
+  return buf;
+}
+
 static void print_counts(const sl_cap_result *r, int ntypes)
 {
-  printf("searched %d shapes of %d node types in %.1f s: %d simulated (%d simulations), %d pruned "
-         "(%d by the bound, %d over budget, %d infeasible, %d dominated)\n",
-         r->nshapes, ntypes, r->wall_s, r->simulated_shapes, r->simulations,
-         r->nshapes - r->simulated_shapes, r->pruned_bound, r->pruned_budget, r->pruned_infeasible,
-         r->pruned_dominated);
+  char c[7][32];
+  int64_t pruned = r->total_shapes == INT64_MAX ? INT64_MAX : r->total_shapes - r->simulated_shapes - r->unsearched;
+  printf("searched %s shapes of %d node types in %.1f s: %lld simulated (%d simulations), %s pruned\n"
+         "    (%s by the bound, %s over budget, %s infeasible, %s dominated) with %lld bounds\n",
+         count_str(r->total_shapes, c[0], sizeof c[0]), ntypes, r->wall_s, (long long)r->simulated_shapes,
+         r->simulations, count_str(pruned, c[1], sizeof c[1]), count_str(r->pruned_bound, c[2], sizeof c[2]),
+         count_str(r->pruned_budget, c[3], sizeof c[3]), count_str(r->pruned_infeasible, c[4], sizeof c[4]),
+         count_str(r->pruned_dominated, c[5], sizeof c[5]), (long long)r->bounds);
+  for (int i = 0; i < r->nreasons; i++)
+    printf("  %s infeasible shape%s: %s\n", count_str(r->reason_shapes[i], c[6], sizeof c[6]),
+           r->reason_shapes[i] == 1 ? "" : "s", r->reasons[i]);
+  if (r->stopped)
+    printf("  stopped at %d simulations (--max-simulations): %s shapes were left unsearched, so\n"
+           "  the answers below are the cheapest found, not proven the cheapest\n",
+           r->simulations, count_str(r->unsearched, c[6], sizeof c[6]));
+}
+
+/* When no shape meets the target: how near any came, and why. */
+static void print_best_reached(const args *a, const sl_cap_result *r)
+{
+  const sl_cap_opts *o = &a->cap;
+  char name[1024], jct[32];
+  if (r->best_bound_rows_s <= 0) {
+    printf("  no shape can run the job at all (every type at its max is infeasible)\n");
+    return;
+  }
+  sl_cap_shape best = {0};
+  memcpy(best.counts, r->best_bound_counts, sizeof best.counts);
+  sl_cap_shape_name(o->types, &best, name, sizeof name);
+  printf("  the most any shape can do: %.6g rows/s by the bound, every type at its max (%s)\n",
+         r->best_bound_rows_s, name);
+  if (r->best_simulated < 0) {
+    printf("  no shape was simulated: %s\n", r->pruned_bound > 0 ? "the bound of every feasible one misses the target"
+                                                                  : "every shape is pruned");
+    return;
+  }
+  const sl_cap_shape *s = &r->shapes[r->best_simulated];
+  const sl_cap_outcome *out = &s->by_model[r->best_simulated_model];
+  sl_cap_shape_name(o->types, s, name, sizeof name);
+  printf("  the best simulated: %.6g rows/s, JCT %s, on %s (%s)\n", out->throughput_rows_s,
+         sl_format_time(out->jct_s, jct, sizeof jct), name, sl_core_opts_model_name(&o->models[r->best_simulated_model]));
 }
 
 /* Cents for real money, more digits for the tiny runs of small examples. */
@@ -394,6 +486,7 @@ static int print_model(const args *a, const sl_cap_result *r, int m)
   printf("\nmodel %s: the cheapest shapes that meet the target\n", sl_core_opts_model_name(&o->models[m]));
   if (!r->ntop[m]) {
     printf("  no shape meets the target\n");
+    print_best_reached(a, r);
     return 0;
   }
   printf("  %-3s %-52s %9s %10s %9s %10s %7s\n", "#", "shape", "$/hour", "$/run", "rows/s", "JCT", "%bound");
@@ -446,13 +539,14 @@ static int run_search(args *a, const sl_plan *plan, const sl_cluster *types)
 {
   a->cap.plan = plan;
   a->cap.types = types;
-  if (!a->quiet)
+  bool show = !a->quiet && isatty(STDERR_FILENO);
+  if (show)
     a->cap.progress = progress;
   sl_cap_result r;
   char err[600];
   int rc = sl_cap_search(&a->cap, &r, err, sizeof err);
-  if (!a->quiet && isatty(STDERR_FILENO))
-    fprintf(stderr, "\r%40s\r", "");
+  if (show)
+    fprintf(stderr, "\r\033[K");
   if (rc) {
     fprintf(stderr, "sluice capacity: %s\n", err);
     return rc == SL_EINVAL ? SL_EXIT_USAGE : SL_EXIT_FAILED;
@@ -469,8 +563,13 @@ static int run_search(args *a, const sl_plan *plan, const sl_cluster *types)
                                      : write_file(a, &r, csv, sl_cap_write_csv);
   if (!exit_code)
     exit_code = write_file(a, &r, front, sl_cap_write_front);
-  if (!exit_code)
+  bool drawn = false;
+  if (!exit_code && has_front(a, &r)) {
     exit_code = draw_pareto(a, csv, front, dir);
+    drawn = exit_code == 0;
+  } else if (!exit_code) {
+    remove_figure(dir); /* an older search's figure must not pass for this one's */
+  }
   int found = 0;
   if (!a->quiet) {
     printf("capacity: %s on node types %s\n", plan->workload->name, types->name);
@@ -481,8 +580,10 @@ static int run_search(args *a, const sl_plan *plan, const sl_cluster *types)
     found += a->quiet ? r.ntop[m] : print_model(a, &r, m);
   if (!a->quiet && a->cap.nmodels > 1)
     print_comparison(a, &r);
-  if (!a->quiet && !exit_code)
-    printf("\nevery shape: %s; cost against JCT: %s/pareto.png\n", csv, dir);
+  if (!a->quiet && !exit_code && drawn)
+    printf("\nshapes reached one by one: %s; cost against JCT: %s/pareto.png\n", csv, dir);
+  else if (!a->quiet && !exit_code)
+    printf("\nshapes reached one by one: %s; no figure: no shape was simulated to the end\n", csv);
   sl_cap_result_free(&r);
   if (exit_code)
     return exit_code;

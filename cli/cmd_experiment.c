@@ -176,7 +176,8 @@ static int prepare_out(const char *out, char *abs)
   return 0;
 }
 
-static int run_named(const char *name, const char *out)
+/* @p nth is "" for one experiment, " (3 of 9)" within `all`. */
+static int run_named(const char *name, const char *out, const char *nth)
 {
   char abs[PATH_MAX];
   if (strlen(out) >= PATH_MAX) {
@@ -185,7 +186,7 @@ static int run_named(const char *name, const char *out)
   }
   if (prepare_out(out, abs) < 0)
     return SL_EXIT_FAILED;
-  printf("experiment %s: running, outputs in %s\n", name, abs);
+  printf("experiment %s%s: running, outputs in %s\n", name, nth, abs);
   fflush(stdout);
   double t0 = now_s();
   int rc = run_one(name, abs);
@@ -213,10 +214,11 @@ static int run_all(const char *out_root, bool quick)
   int failed = 0;
   double t0 = now_s();
   for (int i = 0; i < n; i++) {
-    char out[PATH_MAX];
+    char out[PATH_MAX], nth[32];
     int rc = SL_EXIT_FAILED;
+    snprintf(nth, sizeof nth, " (%d of %d)", i + 1, n);
     if (snprintf(out, sizeof out, "%s/%s", out_root, names[i]) < (int)sizeof out)
-      rc = run_named(names[i], out);
+      rc = run_named(names[i], out, nth);
     else
       fprintf(stderr, "sluice experiment: output path too long for %s\n", names[i]);
     if (rc < 0) {
@@ -277,6 +279,6 @@ int sl_cmd_experiment(int argc, char **argv)
   snprintf(out, sizeof out, "%s", out_arg ? out_arg : "");
   if (!out_arg)
     snprintf(out, sizeof out, "runs/experiments/%s", name);
-  int rc = run_named(name, out);
+  int rc = run_named(name, out, "");
   return rc < 0 ? SL_EXIT_FAILED : rc;
 }

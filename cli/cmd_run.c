@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli/engine_opts.h"
+#include "report.h"
 #include "executor/engine.h"
 #include "executor/local_cluster.h"
 #include "models/error.h"
@@ -185,9 +186,8 @@ int sl_cmd_run(int argc, char **argv)
   printf("  rows %.0f of %.0f, tasks %lld (%lld retried), lost partitions %lld, checksum %016llx\n",
          s.rows, s.expected_rows, (long long)s.tasks, (long long)s.retried_tasks,
          (long long)s.lost_partitions, (unsigned long long)s.sink_checksum);
-  printf("  store peak %.1f MB of %.1f MB, spilled %.1f MB, peak RSS %.1f MB, accelerator %s\n",
-         s.peak_store_bytes / 1e6, s.store_budget_bytes / 1e6, s.spilled_bytes / 1e6,
-         s.peak_rss_bytes / 1e6, s.accelerator);
+  printf("  peak RSS %.1f MB, accelerator %s\n", s.peak_rss_bytes / 1e6, s.accelerator);
+  sl_cli_print_stores(stdout, &s);
   if (s.faults_applied > 0 || s.faults_not_applied[0])
     printf("  faults %lld applied%s\n", (long long)s.faults_applied, s.faults_not_applied[0] ? "; not applied:" : "");
   sl_cli_print_list(stdout, "    ", s.faults_not_applied);

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli/engine_opts.h"
+#include "report.h"
 #include "models/error.h"
 #include "models/faults.h"
 #include "sim/costs.h"
@@ -206,7 +207,7 @@ static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c)
 static void print_summary(const sl_sim_result *r, const sl_cluster *c, const char *out)
 {
   const sl_summary *m = &r->summary;
-  char a[SL_FORMAT_MAX], b[SL_FORMAT_MAX], d[SL_FORMAT_MAX];
+  char a[SL_FORMAT_MAX], b[SL_FORMAT_MAX];
   printf("sim %s on %s (%d node%s: %g CPU, %g GPU slots), model %s\n", m->workload, m->cluster, c->nnodes,
          c->nnodes == 1 ? "" : "s", sl_cluster_total(c, false), sl_cluster_total(c, true), m->model);
   printf("  %s %s", m->complete ? "JCT          " : "stopped at   ", sl_format_time(m->jct_s, a, sizeof a));
@@ -218,9 +219,7 @@ static void print_summary(const sl_sim_result *r, const sl_cluster *c, const cha
          m->first_output_s >= 0 ? sl_format_time(m->first_output_s, a, sizeof a) : "never");
   printf("  rows          %.0f of %.0f delivered%s%s\n", m->rows, m->expected_rows,
          m->complete ? ", complete" : ", INCOMPLETE: ", m->complete ? "" : m->note);
-  printf("  peak store    %s of %s budget, spilled %s%s\n", sl_format_size(m->peak_store_bytes, a, sizeof a),
-         sl_format_size(m->store_budget_bytes, b, sizeof b), sl_format_size(m->spilled_bytes, d, sizeof d),
-         m->oom ? ", OOM" : "");
+  sl_cli_print_stores(stdout, m);
   printf("  tasks         %lld launched, %lld retried; lost partitions %lld; checkpoints %lld, rollbacks %lld\n",
          (long long)m->tasks, (long long)m->retried_tasks, (long long)m->lost_partitions, (long long)m->checkpoints,
          (long long)m->rollbacks);

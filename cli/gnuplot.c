@@ -2,6 +2,7 @@
 #include "gnuplot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,18 +41,40 @@ bool sl_gnuplot_find_script(const char *name, char *out, size_t n)
   return false;
 }
 
-/* Runs gnuplot -e EXPR SCRIPT; its exit status, 127 when it cannot start. */
-static int run_gnuplot(const char *expr, const char *script)
+/* Runs gnuplot -e EXPR SCRIPT, its messages into @p log; its exit status,
+ * 127 when it cannot start. */
+static int run_gnuplot(const char *expr, const char *script, const char *log)
 {
   char *argv[] = {"gnuplot", "-e", (char *)expr, (char *)script, NULL};
+  posix_spawn_file_actions_t fa;
   pid_t pid;
-  if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0)
+  if (posix_spawn_file_actions_init(&fa) != 0)
+    return 127;
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0)
     return 127;
   int status;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR)
       return 127;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* The last line of gnuplot's messages that says something, for a failure. */
+static void last_message(const char *log, char *buf, size_t n)
+{
+  char line[512];
+  buf[0] = '\0';
+  FILE *f = fopen(log, "r");
+  while (f && fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    if (line[strspn(line, " ^")])
+      snprintf(buf, n, "%s", line);
+  }
+  if (f)
+    fclose(f);
 }
 
 static bool non_empty(const char *path)
@@ -63,12 +86,18 @@ static bool non_empty(const char *path)
 int sl_gnuplot_draw(const char *cmd, const char *expr, const char *term, const char *script,
                     const char *final)
 {
-  char tmp[1200], e[16384];
+  static char e[65536]; /* events and node lists: tens of KB at most */
+  char tmp[1200], log[1300], msg[512];
   sl_atomic_tmp_path(final, tmp, sizeof tmp);
+  snprintf(log, sizeof log, "%s.log", tmp);
   snprintf(e, sizeof e, "%s", expr);
   sl_gnuplot_string(e, sizeof e, "term", term);
   sl_gnuplot_string(e, sizeof e, "out", tmp);
-  int rc = run_gnuplot(e, script);
+  /* gnuplot's own warnings are no business of a user's when the figure is
+   * drawn; when it is not, its last word goes with ours */
+  int rc = run_gnuplot(e, script, log);
+  last_message(log, msg, sizeof msg);
+  unlink(log);
   if (rc == 127) {
     unlink(tmp);
     fprintf(stderr, "sluice %s: cannot run gnuplot (install gnuplot-nox)\n", cmd);
@@ -76,7 +105,7 @@ int sl_gnuplot_draw(const char *cmd, const char *expr, const char *term, const c
   }
   if (rc != 0 || !non_empty(tmp)) {
     unlink(tmp);
-    fprintf(stderr, "sluice %s: gnuplot failed (exit %d) drawing %s\n", cmd, rc, final);
+    fprintf(stderr, "sluice %s: gnuplot failed (exit %d) drawing %s%s%s\n", cmd, rc, final, msg[0] ? ": " : "", msg);
     return 1;
   }
   char err[1400];

@@ -248,6 +248,8 @@ static bool drain(engine *e, worker *self)
       break;
     case SL_DEC_ROLLBACK:
       sl_sink_rollback(e->sink, d.keep_split, (uint32_t)e->plan->ops[0].tasks);
+      if (sl_recorder_rollback(e->rec, now_s(e), e->core) < 0)
+        fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
       break;
     case SL_DEC_CHECKPOINT:
       break; /* the sink keeps its state per split: nothing to copy */
@@ -749,10 +751,43 @@ static void *worker_main(void *arg)
 
 /* ---------------------------------------------------------------- faults */
 
+/* A timeline row marking a fault as it strikes: a kill names the operator
+ * of its victim (NULL: the next attempt to start, "any"), a loss or a
+ * join its node. */
+static void mark_fault(engine *e, double now, const char *kind, int node, const char *op)
+{
+  char target[SL_NAME_MAX * 2 + 16];
+  if (node >= 0)
+    sl_cluster_node_name(e->cluster, node, target, sizeof target);
+  else
+    snprintf(target, sizeof target, "%s", op ? op : "any");
+  if (sl_recorder_fault(e->rec, now, e->core, kind, target) < 0)
+    fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
+}
+
+/* Stops the worker running @p victim; returns its operator, -1 when none
+ * runs it (launched but not yet picked up: the worker skips it). */
+static int stop_victim(engine *e, sl_task_id victim)
+{
+  int op = -1;
+  for (int n = 0; n < e->cluster->nnodes; n++)
+    for (int s = 0; s < e->nslots[n]; s++) {
+      worker *w = &e->workers[n][s];
+      if (w->busy && !w->killed && w->current == victim) {
+        atomic_store(&w->cancel, true);
+        w->killed = true;
+        pthread_cond_signal(&w->cv);
+        op = w->current_op;
+      }
+    }
+  return op;
+}
+
 static void inject(engine *e, int i, double now)
 {
   const sl_fault *f = &e->opts->faults.ev[i];
   sl_fault_log_check(&e->fault_log, &e->opts->faults, i, e->core);
+  int struck = f->op;
   switch (f->kind) {
   case SL_FAULT_KILL: {
     /* the core picks the victim; its worker dies with it and a fresh
@@ -762,15 +797,8 @@ static void inject(engine *e, int i, double now)
       sl_fault_log_defer(&e->fault_log, i); /* nothing runs: the next attempt to start is doomed */
       break;
     }
-    for (int n = 0; n < e->cluster->nnodes; n++)
-      for (int s = 0; s < e->nslots[n]; s++) {
-        worker *w = &e->workers[n][s];
-        if (w->busy && !w->killed && w->current == victim) {
-          atomic_store(&w->cancel, true);
-          w->killed = true;
-          pthread_cond_signal(&w->cv);
-        }
-      }
+    int op = stop_victim(e, victim);
+    struck = op >= 0 ? op : struck;
     /* one launched but not yet picked up by its worker is written off
      * too: the worker skips it when it looks */
     sl_core_failed(e->core, now, victim);
@@ -792,6 +820,11 @@ static void inject(engine *e, int i, double now)
     sl_core_node_joined(e->core, now, f->node);
     break;
   }
+  /* marked before the decisions it brings (a rollback) are carried out */
+  if (f->kind == SL_FAULT_KILL)
+    mark_fault(e, now, "kill", -1, struck >= 0 ? e->plan->ops[struck].name : NULL);
+  else
+    mark_fault(e, now, f->kind == SL_FAULT_LOSE ? "lose" : "join", f->node, NULL);
   drain(e, NULL);
 }
 
@@ -819,8 +852,12 @@ static void progress_line(engine *e, double now)
   double budget = 0;
   for (int n = 0; n < e->cluster->nnodes; n++)
     budget += sl_cluster_node_group(e->cluster, n)->store_bytes;
-  fprintf(stderr, "\r\033[K%6.1fs rows %.0f/%.0f %.1f rows/s mem %.0f/%.0f MB running%s%s%s", now,
-          st.rows_delivered, e->plan->sink_rows, rate, st.store_bytes / 1e6, budget / 1e6, ops,
+  /* the pace since the start: a rate over half a second would swing */
+  char left[40] = "";
+  if (st.rows_delivered > 0 && st.rows_delivered < e->plan->sink_rows)
+    snprintf(left, sizeof left, " ~%.0fs left", (e->plan->sink_rows - st.rows_delivered) * now / st.rows_delivered);
+  fprintf(stderr, "\r\033[K%6.1fs rows %.0f/%.0f%s %.1f rows/s mem %.0f/%.0f MB running%s%s%s", now,
+          st.rows_delivered, e->plan->sink_rows, left, rate, st.store_bytes / 1e6, budget / 1e6, ops,
           b ? " backpressured:" : "", bp);
   fflush(stderr);
 }
@@ -927,6 +964,7 @@ static void fill_summary(engine *e, sl_summary *s, double jct)
   sl_fault_log_finish(&e->fault_log, &e->opts->faults, e->core);
   s->faults_applied = sl_fault_log_applied(&e->fault_log);
   sl_fault_log_describe(&e->fault_log, &e->opts->faults, s->faults_not_applied, sizeof s->faults_not_applied);
+  s->spill_time = s->spilled_bytes > 0 ? SL_SPILL_REAL : SL_SPILL_NONE; /* real files, real time */
   if (e->fail_code == SL_EOOM)
     s->oom = true;
   if (!s->complete)
@@ -957,6 +995,11 @@ static void supervise(engine *e)
       fail_job(e, SL_EINTR, "interrupted by a signal");
       break;
     }
+    /* the job may have ended during the wait: a fault due since then
+     * would strike a finished job (a stream rollback took rows back from
+     * a sink already complete) */
+    if (e->done)
+      break;
     while (next_fault < o->faults.n && o->faults.ev[next_fault].at_s <= now)
       inject(e, next_fault++, now);
     if (sl_core_wakeup(e->core) <= now) {

@@ -14,6 +14,9 @@
 #   report.md     ours beside the paper's (experiments/report.awk)
 #   commands.txt  every sluice command it ran, log.txt their output
 #   runs/         one folder per run (summary.csv, timeline.csv, tasks.csv)
+#   .durations    how long each run took, for the next run's progress line
+# On a terminal, a progress line on stderr says which run of how many goes
+# on and about how long is left (sl_expect N declares the count).
 # results.csv, the figure and report.md are written under temporary names and
 # renamed when whole, like the run folders themselves.
 set -euo pipefail
@@ -48,6 +51,41 @@ sl_begin() {
   echo "series,x,metric,value,unit,engine" >"$OUT/.results.csv.tmp"
   SL_T0=$SECONDS
   SL_RUNS=0
+  SL_EXPECT=
+  SL_START=$EPOCHREALTIME
+  # how long each run took the last time, for the progress line's estimate
+  SL_PREV=$OUT/.durations
+  : >"$OUT/.durations.tmp"
+}
+
+# sl_expect N: the runs (sl_exec calls) this experiment makes, for the
+# progress line ("run 12 of 72"); run.sh computes it from its own loops.
+sl_expect() { SL_EXPECT=$1; }
+
+# sl_words WORD...: how many words, for sl_expect's arithmetic.
+sl_words() { echo $#; }
+
+# sl_progress ENGINE ARGS...: on a terminal only (stderr), before a run:
+# which one, how many of how many, and the time left. The estimate takes
+# the same runs' durations from the experiment's previous run when it made
+# as many, scaled by how fast this one goes; else the mean so far.
+sl_progress() {
+  [ -t 2 ] || return 0
+  local n=$((SL_RUNS + 1)) what left
+  what=$(echo "$*" | sed "s|$SLUICE_SRC/||g; s|$OUT/||g" | cut -c1-90)
+  left=$(awk -v done="$SL_RUNS" -v total="${SL_EXPECT:-0}" -v start="$SL_START" -v now="$EPOCHREALTIME" \
+    -v prev="$SL_PREV" 'BEGIN {
+      el = now - start; if (total <= done) exit
+      while ((getline d < prev) > 0) p[++np] = d
+      if (np == total) {
+        for (i = 1; i <= done; i++) past += p[i]
+        for (i = done + 1; i <= total; i++) rest += p[i]
+        s = (done > 0 && past > 0) ? el / past : 1
+        printf "%.0f", rest * s
+      } else if (done > 0) printf "%.0f", el / done * (total - done)
+    }')
+  printf '\r\033[K  %s: run %d%s: %s; %d s%s' "$EXP" "$n" "${SL_EXPECT:+ of $SL_EXPECT}" "$what" \
+    $((SECONDS - SL_T0)) "${left:+, about $left s left}" >&2
 }
 
 sl_quick() { [ "$QUICK" = 1 ]; }
@@ -65,8 +103,11 @@ sl_exec() {
   rm -rf "$dir" # an old summary.csv would pass for this run's
   echo "sluice $engine $* --out $dir" | sed "s|$SLUICE_SRC/||g; s|$OUT/||g" >>"$OUT/.commands.tmp"
   echo "== sluice $engine $* --out $dir" >>"$LOG"
+  sl_progress "$engine" "$@"
   SL_RC=0
+  local t0=$EPOCHREALTIME
   "${limit[@]}" "$SLUICE" "$engine" "$@" --out "$dir" --quiet >>"$LOG" 2>&1 || SL_RC=$?
+  awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", b - a }' >>"$OUT/.durations.tmp"
   if [ "$SL_RC" = 124 ] && [ -n "${SL_TIME_LIMIT:-}" ]; then
     mkdir -p "$dir" && : >"$dir/capped"
     echo "== stopped at the ${SL_TIME_LIMIT} s cap" >>"$LOG"
@@ -144,6 +185,7 @@ sl_plot() {
 # sl_results_done: results.csv becomes visible (before the figure and report
 # read it).
 sl_results_done() {
+  sl_progress_end
   [ -f "$OUT/.results.csv.tmp" ] && mv "$OUT/.results.csv.tmp" "$OUT/results.csv"
   [ -f "$OUT/.commands.tmp" ] && mv "$OUT/.commands.tmp" "$OUT/commands.txt"
   return 0
@@ -182,8 +224,19 @@ sl_report() {
 
 # sl_finish: the last step of every run.sh.
 sl_finish() {
+  sl_progress_end
+  mv "$OUT/.durations.tmp" "$OUT/.durations" # the next run's estimate
+  if [ -n "$SL_EXPECT" ] && [ "$SL_EXPECT" != "$SL_RUNS" ]; then
+    echo "experiment $EXP: made $SL_RUNS runs where run.sh expects $SL_EXPECT (sl_expect)" >&2
+  fi
   sl_report
   echo "$EXP: $SL_RUNS runs in $((SECONDS - SL_T0)) s; $OUT/report.md"
+}
+
+# sl_progress_end: clears the progress line (on a terminal).
+sl_progress_end() {
+  [ -t 2 ] && printf '\r\033[K' >&2
+  return 0
 }
 
 # sl_rate TIMELINE WINDOW: time,rows_per_s averaged over WINDOW seconds from

@@ -340,7 +340,8 @@ static double critical_path(const sl_plan *p, const bound_model *m)
   return t;
 }
 
-static int solve_model(const bound_model *m, const sl_plan *p, const sl_cluster *c, sl_bound *out)
+static int solve_model(const bound_model *m, const sl_plan *p, const sl_cluster *c, bool bottleneck,
+                       sl_bound *out)
 {
   int ncols = 1 + m->nops * m->ngroups, rc = SL_ENOMEM, cls = CLS_CPU;
   int *idx = malloc(sizeof(*idx) * (ncols + 1));
@@ -353,10 +354,12 @@ static int solve_model(const bound_model *m, const sl_plan *p, const sl_cluster 
   rc = lp_solve(lp, &out->throughput_rows_s);
   if (rc == 0 && !(out->throughput_rows_s > 0 && isfinite(out->throughput_rows_s)))
     rc = SL_ELP;
-  if (rc == 0)
+  if (rc == 0 && bottleneck)
     rc = bottleneck_class(m, p, c, idx, val, &cls);
-  if (rc == 0)
+  if (rc == 0 && bottleneck)
     name_bottleneck(lp, m, p, cls, out);
+  else if (rc == 0)
+    out->bottleneck_op = -1;
   glp_delete_prob(lp);
 free_arrays:
   free(val);
@@ -364,7 +367,7 @@ free_arrays:
   return rc;
 }
 
-int sl_bound_compute(const sl_plan *p, const sl_cluster *c, sl_bound *out)
+static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, sl_bound *out)
 {
   if (!p || !c || !out || p->nops < 1 || p->nops > SL_MAX_OPS || c->ngroups < 1 ||
       c->ngroups > SL_MAX_GROUPS)
@@ -376,7 +379,7 @@ int sl_bound_compute(const sl_plan *p, const sl_cluster *c, sl_bound *out)
     return SL_ENOMEM;
   int rc = model_build(m, p, c);
   if (rc == 0)
-    rc = solve_model(m, p, c, out);
+    rc = solve_model(m, p, c, bottleneck, out);
   if (rc == 0) {
     out->area_s = (double)p->source_rows / out->throughput_rows_s;
     out->critical_path_s = critical_path(p, m);
@@ -384,6 +387,16 @@ int sl_bound_compute(const sl_plan *p, const sl_cluster *c, sl_bound *out)
   }
   free(m);
   return rc;
+}
+
+int sl_bound_compute(const sl_plan *p, const sl_cluster *c, sl_bound *out)
+{
+  return compute(p, c, true, out);
+}
+
+int sl_bound_limits(const sl_plan *p, const sl_cluster *c, sl_bound *out)
+{
+  return compute(p, c, false, out);
 }
 
 /* CSV field: quoted only when it holds a separator or a quote. */

@@ -37,6 +37,13 @@ typedef struct {
 int sl_bound_compute(const sl_plan *p, const sl_cluster *c, sl_bound *out);
 
 /**
+ * @brief sl_bound_compute() without naming the bottleneck (bottleneck_op
+ *        -1, bottleneck ""): one linear program instead of five, for a
+ *        search that bounds thousands of clusters.
+ */
+int sl_bound_limits(const sl_plan *p, const sl_cluster *c, sl_bound *out);
+
+/**
  * @brief Writes a header line and one row:
  *        workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,critical_path_s,bottleneck
  * @return 0 or SL_EIO.

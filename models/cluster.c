@@ -1,6 +1,7 @@
 #include "cluster.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,15 @@ uint32_t sl_cluster_allowed_groups(const sl_cluster *c, const sl_accel_set *want
     if (sl_group_allows(&c->groups[g], want))
       mask |= 1u << g;
   return mask;
+}
+
+void sl_cluster_node_name(const sl_cluster *c, int n, char *buf, size_t len)
+{
+  if (!c->nodes || n < 0 || n >= c->nnodes) {
+    snprintf(buf, len, "?");
+    return;
+  }
+  snprintf(buf, len, "%s.%d", sl_cluster_node_group(c, n)->name, c->nodes[n].index_in_group);
 }
 
 /* Summed over groups rather than nodes, so it also works before expansion. */

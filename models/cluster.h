@@ -9,6 +9,7 @@
 #define SL_CLUSTER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "workload.h"
@@ -77,6 +78,10 @@ bool sl_group_allows(const sl_node_group *g, const sl_accel_set *want);
  *        @p want, as a bit mask (bit g for group g; SL_MAX_GROUPS fits).
  */
 uint32_t sl_cluster_allowed_groups(const sl_cluster *c, const sl_accel_set *want);
+
+/** @brief The name of node @p n as schedules write it, "GROUP.INDEX"
+ *  ("gpu.2"), into @p buf; "?" for an index out of range. */
+void sl_cluster_node_name(const sl_cluster *c, int n, char *buf, size_t len);
 
 /** @brief Total slots of a class (cpu when @p gpu is false) over all nodes. */
 double sl_cluster_total(const sl_cluster *c, bool gpu);

@@ -70,6 +70,38 @@ const char *sl_core_opts_model_name(const sl_core_opts *o)
   return "custom";
 }
 
+void sl_core_opts_sizing(const sl_core_opts *o, double target_partition_bytes, sl_sizing_rule *out)
+{
+  bool dynamic = !o->streaming.no_dynamic_part;
+  switch (o->model) {
+  case SL_MODEL_STREAMING:
+    *out = (sl_sizing_rule){dynamic ? target_partition_bytes : INFINITY, dynamic, dynamic};
+    return;
+  case SL_MODEL_BATCH: /* one partition per task; map_batches still groups rows into its batch */
+    *out = (sl_sizing_rule){INFINITY, false, true};
+    return;
+  case SL_MODEL_STREAM: /* channels keep the upstream partitioning, batches excepted */
+    *out = (sl_sizing_rule){target_partition_bytes, false, true};
+    return;
+  }
+  *out = (sl_sizing_rule){target_partition_bytes, false, false};
+}
+
+bool sl__gathers(const sl_core *c, int op)
+{
+  sl_sizing_rule r;
+  const sl_pop *o = &c->plan->ops[op];
+  sl_core_opts_sizing(&c->opts, c->plan->target_partition_bytes, &r);
+  return o->kind == SL_OP_MAP_BATCHES && o->batch_size > 0 ? r.gather_batches : r.gather_maps;
+}
+
+double sl__target_bytes(const sl_core *c)
+{
+  sl_sizing_rule r;
+  sl_core_opts_sizing(&c->opts, c->plan->target_partition_bytes, &r);
+  return r.target_bytes;
+}
+
 /* -------------------------------------------------------------- decisions */
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -323,6 +355,11 @@ double sl_core_node_store(const sl_core *c, int node)
   return node >= 0 && node < c->nnodes ? c->nodes[node].store_used : 0;
 }
 
+double sl_core_node_store_peak(const sl_core *c, int node)
+{
+  return node >= 0 && node < c->nnodes ? c->nodes[node].store_peak : 0;
+}
+
 bool sl__fits_anywhere(const sl_core *c, int op)
 {
   const sl_pop *o = &c->plan->ops[op];
@@ -455,6 +492,7 @@ sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl
   if (!c->split_rows)
     goto out_free_core;
   c->stats.first_output_s = -1;
+  c->stats.peak_store_node = -1;
   c->stats.store_budget_bytes = INFINITY;
   for (int n = 0; n < c->nnodes; n++)
     c->stats.store_budget_bytes = fmin(c->stats.store_budget_bytes, c->nodes[n].store_budget);
@@ -523,8 +561,10 @@ static void store_add(sl_core *c, int node, double bytes)
   c->stats.store_bytes += bytes;
   if (nd->store_used > nd->store_peak)
     nd->store_peak = nd->store_used;
-  if (nd->store_used > c->stats.peak_store_bytes)
+  if (nd->store_used > c->stats.peak_store_bytes) {
     c->stats.peak_store_bytes = nd->store_used;
+    c->stats.peak_store_node = node;
+  }
 }
 
 static void store_sub(sl_core *c, int node, double bytes)
@@ -983,11 +1023,7 @@ void sl__launch_retries(sl_core *c, double now, int op)
  * batch beat 35 rows in two. */
 bool sl__batch_gains(int64_t rows, int64_t more, int batch)
 {
-  if (rows >= batch)
-    return false;
-  double now = (double)rows / ceil((double)rows / batch);
-  double with = (double)(rows + more) / ceil((double)(rows + more) / batch);
-  return with > now;
+  return sl_plan_batch_gains(rows, more, batch);
 }
 
 typedef struct {

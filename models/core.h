@@ -98,6 +98,17 @@ int sl_core_opts_set_model(sl_core_opts *o, const char *name);
 /** @brief The name sl_core_opts_set_model() would parse back. */
 const char *sl_core_opts_model_name(const sl_core_opts *o);
 
+/**
+ * @brief How the model of @p o cuts and gathers partitions, for a plan
+ *        whose target partition is @p target_partition_bytes: streaming
+ *        batch cuts at the target and gathers (without dynamic
+ *        partitioning, one partition per task and no gathering); batch
+ *        makes one partition per task and gathers only into batches;
+ *        stream cuts at the target and gathers only into batches. The
+ *        policies size their tasks by it, and `sluice plan` prints it.
+ */
+void sl_core_opts_sizing(const sl_core_opts *o, double target_partition_bytes, sl_sizing_rule *out);
+
 typedef enum {
   SL_DEC_LAUNCH,     /**< run task on (node, slot) with inputs, flushing at target_bytes */
   SL_DEC_RESUME,     /**< the task may retry its refused emission */
@@ -291,7 +302,9 @@ typedef struct {
   double rows_delivered;
   double store_bytes;       /**< now, over all nodes */
   double peak_store_bytes;  /**< max over time of any node's store use */
+  int peak_store_node;      /**< the node that reached it first (-1 before any byte is stored) */
   double store_budget_bytes;/**< the smallest node budget */
+  double rows_rolled_back;  /**< rows the sink had and gave back in rollbacks, over the run */
   int64_t checkpoints, rollbacks;
   double first_output_s;    /**< time of the first delivery, -1 before */
   bool oom;
@@ -319,6 +332,9 @@ int sl_core_pending_kills(const sl_core *c, int op);
 
 /** @brief Bytes in the store of @p node now. */
 double sl_core_node_store(const sl_core *c, int node);
+
+/** @brief The most bytes the store of @p node held at once so far (0 for a bad index). */
+double sl_core_node_store_peak(const sl_core *c, int node);
 
 /**
  * @brief The operator that holds a job up, for an engine's stall message:

@@ -241,6 +241,12 @@ void sl__launch_retries(struct sl_core_s *c, double now, int op);
 /** @brief Whether one more partition of @p more rows fills batches of @p batch better. */
 bool sl__batch_gains(int64_t rows, int64_t more, int batch);
 
+/** Whether a task of @p op gathers queued partitions, by its model's sizing rule. */
+bool sl__gathers(const struct sl_core_s *c, int op);
+
+/** Where tasks cut their output under the model's sizing rule (INFINITY: one partition per task). */
+double sl__target_bytes(const struct sl_core_s *c);
+
 /** @brief Takes input partitions of @p op from its queue into a new task,
  *  coalescing when asked, those already on node @p near first (-1: none).
  *  @p split_batch: a batch operator whose batches are free (sl__batch_free)

@@ -292,6 +292,96 @@ void sl_resources_format(double cpu, double gpu, const sl_accel_set *accel, char
     snprintf(buf, len, "none");
 }
 
+bool sl_plan_batch_gains(int64_t rows, int64_t more, int batch)
+{
+  if (rows >= batch)
+    return false;
+  double now = (double)rows / ceil((double)rows / batch);
+  double with = (double)(rows + more) / ceil((double)(rows + more) / batch);
+  return with > now;
+}
+
+/* Whether a task of @p o holding @p rows rows in @p n partitions takes one
+ * more of @p more rows, under @p rule: the engines' take rule. */
+static bool takes_more(const sl_pop *o, const sl_sizing_rule *rule, int64_t rows, int n, int64_t more)
+{
+  if (n >= 256)
+    return false;
+  if (o->kind == SL_OP_MAP_BATCHES && o->batch_size > 0)
+    return rule->gather_batches && sl_plan_batch_gains(rows, more, o->batch_size);
+  return rule->gather_maps && (double)(rows + more) * o->in_row_bytes <= rule->target_bytes + 1e-9;
+}
+
+/* Partitions simulated per operator: enough for the pattern of cuts to
+ * repeat many times, few enough for a plan of a billion rows. */
+enum { SL_SIZING_PARTS = 20000 };
+
+/* Takes partitions in the order one upstream task after another emits
+ * them (cuts of @p cut rows, then the rest of its @p per_task rows), as
+ * the take rule gathers them, over at most SL_SIZING_PARTS partitions of
+ * the @p total rows; fills the averages and extremes of @p z. */
+static void gather_pattern(const sl_pop *o, const sl_sizing_rule *rule, int64_t per_task, int64_t cut, double total,
+                           sl_task_sizing *z)
+{
+  int64_t left_in_task = per_task, rows = 0, task_rows = 0, full_rows = 0;
+  int n = 0, tasks = 0, parts = 0, full_parts = 0;
+  z->up_task_rows = (double)per_task;
+  z->rows_min = INFINITY;
+  z->rows_max = 0;
+  /* whole upstream tasks only, so that the pattern is not cut short */
+  while ((parts < SL_SIZING_PARTS || left_in_task != per_task) && (double)rows < total) {
+    int64_t p = left_in_task < cut ? left_in_task : cut;
+    left_in_task = left_in_task > p ? left_in_task - p : per_task;
+    if (n > 0 && !takes_more(o, rule, task_rows, n, p)) {
+      tasks++;
+      full_rows += task_rows;
+      full_parts += n;
+      z->rows_min = fmin(z->rows_min, (double)task_rows);
+      z->rows_max = fmax(z->rows_max, (double)task_rows);
+      n = 0;
+      task_rows = 0;
+    }
+    n++;
+    task_rows += p;
+    rows += p;
+    parts++;
+  }
+  /* the last task counts when it would take no more, or when it is the only one */
+  int64_t next = left_in_task < cut ? left_in_task : cut;
+  if (tasks == 0 || !takes_more(o, rule, task_rows, n, next)) {
+    tasks++;
+    full_rows += task_rows;
+    full_parts += n;
+    z->rows_min = fmin(z->rows_min, (double)task_rows);
+    z->rows_max = fmax(z->rows_max, (double)task_rows);
+  }
+  z->rows = (double)full_rows / tasks;
+  z->parts = (double)full_parts / tasks;
+  z->part_rows = (double)rows / parts;
+  z->tasks = ceil(total / z->rows - 1e-9);
+  z->tasks_max = ceil(total / z->part_rows - 1e-9);
+}
+
+void sl_plan_task_sizing(const sl_plan *p, int i, const sl_sizing_rule *rule, sl_task_sizing *out)
+{
+  const sl_pop *o = &p->ops[i];
+  memset(out, 0, sizeof *out);
+  double total = sl_plan_rows_in(p, i);
+  if (o->kind == SL_OP_SOURCE || o->kind == SL_OP_ALL_TO_ALL) {
+    /* splits, or reducers each reading its share of everything */
+    out->tasks = out->tasks_max = fmax(1, (double)o->tasks);
+    out->rows = out->rows_min = out->rows_max = o->kind == SL_OP_SOURCE ? (double)o->rows_per_task : total / out->tasks;
+    out->parts = 1;
+    return;
+  }
+  sl_task_sizing up;
+  sl_plan_task_sizing(p, i - 1, rule, &up);
+  int64_t per_task = (int64_t)fmax(1, llround(sl_plan_task_out_rows(&p->ops[i - 1], up.rows)));
+  int64_t cut = sl_plan_rows_per_part(&p->ops[i - 1], rule->target_bytes);
+  out->cut_rows = cut == INT64_MAX ? INFINITY : (double)cut;
+  gather_pattern(o, rule, per_task, cut < per_task ? cut : per_task, fmax(1, total), out);
+}
+
 /* Decimal units, as specs write sizes ("100MB"). */
 static void format_bytes(double b, char *buf, size_t len)
 {
@@ -318,6 +408,94 @@ static void print_header(const sl_plan *p, const sl_cluster *c, FILE *f)
   if (c)
     fprintf(f, "cluster %s: %d node%s, %g CPU slots, %g GPU slots\n", c->name, c->nnodes,
             c->nnodes == 1 ? "" : "s", sl_cluster_total(c, false), sl_cluster_total(c, true));
+}
+
+/* Rows per task as a reader wants them: one number, or the range. */
+static void format_rows(const sl_task_sizing *z, char *buf, size_t n)
+{
+  if (z->rows_max - z->rows_min < 0.5)
+    snprintf(buf, n, "%.6g rows", z->rows);
+  else
+    snprintf(buf, n, "%.6g-%.6g rows (%.4g on average)", z->rows_min, z->rows_max, z->rows);
+}
+
+/* Why an operator's tasks have the size the table gives, when that is not
+ * plain: partitions gathered into a task, or a count only the run decides. */
+static void print_sizing_note(const sl_plan *p, int i, const sl_task_sizing *z, FILE *f)
+{
+  const sl_pop *o = &p->ops[i], *up = &p->ops[i - 1];
+  char part[32], rows[96];
+  bool batches = o->kind == SL_OP_MAP_BATCHES && o->batch_size > 0;
+  format_bytes(p->target_partition_bytes, part, sizeof(part));
+  format_rows(z, rows, sizeof rows);
+  fprintf(f, "  %s: takes whole partitions of %s, ", o->name, up->name);
+  if (!isfinite(z->cut_rows))
+    fprintf(f, "one per %s task (%.6g rows)", up->name, z->up_task_rows);
+  else if (z->up_task_rows <= z->cut_rows)
+    fprintf(f, "%.6g rows: all each %s task emits (the %s target would take %.6g)", z->up_task_rows, up->name,
+            part, z->cut_rows);
+  else if (fmod(z->up_task_rows, z->cut_rows) > 0)
+    fprintf(f, "%.6g rows (the %s target) and the rest of each %s task's %.6g: %.4g on average", z->cut_rows, part,
+            up->name, z->up_task_rows, z->part_rows);
+  else
+    fprintf(f, "%.6g rows (the %s target)", z->cut_rows, part);
+  if (batches && z->parts > 1)
+    fprintf(f, ";\n    it waits for enough of them to come close to whole batches of %d: %s,\n"
+               "    about %.0f tasks (the last may take fewer)\n", o->batch_size, rows, z->tasks);
+  else if (batches)
+    fprintf(f, ";\n    one per task, whatever its batch of %d: %s, about %.0f tasks\n", o->batch_size, rows, z->tasks);
+  else
+    fprintf(f, ";\n    it gathers those queued when it starts, up to the %s target (%s): the count is decided\n"
+               "    at run time, from %.0f tasks (every task full) to %.0f (one partition each)\n",
+            part, rows, z->tasks, z->tasks_max);
+}
+
+/* Whether operator @p i's tasks need a note: they gather partitions, or a
+ * map_batches operator's tasks are not one batch each. */
+static bool needs_note(const sl_pop *o, const sl_task_sizing *z)
+{
+  if (o->kind == SL_OP_SOURCE || o->kind == SL_OP_ALL_TO_ALL)
+    return false;
+  bool batches = o->kind == SL_OP_MAP_BATCHES && o->batch_size > 0;
+  return z->parts > 1 + 1e-9 || (batches && (z->rows_min != o->batch_size || z->rows_max != o->batch_size));
+}
+
+void sl_plan_print_sized(const sl_plan *p, const sl_cluster *c, const sl_sizing_rule *rule, const char *model,
+                         FILE *f)
+{
+  if (!p || !f)
+    return;
+  if (!rule) {
+    sl_plan_print(p, c, f);
+    return;
+  }
+  print_header(p, c, f);
+  fprintf(f, "model %s: tasks as its engines size them (--model for another)\n", model ? model : "?");
+  fprintf(f, "%-3s %-32s %-12s %-14s %-5s %10s %10s %10s %14s\n", "#", "name", "kind", "resources", "fused", "task_s",
+          "rows/task", "row_size", "tasks");
+  sl_task_sizing z[SL_MAX_OPS];
+  bool notes = false;
+  for (int i = 0; i < p->nops; i++) {
+    const sl_pop *o = &p->ops[i];
+    char res[SL_MAX_ACCELS * SL_NAME_MAX + 48], size[32], tasks[48];
+    sl_plan_task_sizing(p, i, rule, &z[i]);
+    sl_resources_format(o->cpu, o->gpu, &o->accel, res, sizeof(res));
+    format_bytes(o->out_row_bytes, size, sizeof(size));
+    bool range = z[i].tasks_max > z[i].tasks && !(o->kind == SL_OP_MAP_BATCHES && o->batch_size > 0);
+    if (range)
+      snprintf(tasks, sizeof tasks, "%.0f-%.0f*", z[i].tasks, z[i].tasks_max);
+    else
+      snprintf(tasks, sizeof tasks, "%.0f%s", z[i].tasks, needs_note(o, &z[i]) ? "*" : "");
+    notes |= needs_note(o, &z[i]);
+    fprintf(f, "%-3d %-32s %-12s %-14s %-5d %10.4g %10.4g %10s %14s\n", i, o->name, sl_op_kind_name(o->kind), res,
+            o->nfused, sl_plan_task_time(o, z[i].rows), z[i].rows, size, tasks);
+  }
+  if (!notes)
+    return;
+  fprintf(f, "* how the tasks are sized:\n");
+  for (int i = 1; i < p->nops; i++)
+    if (needs_note(&p->ops[i], &z[i]))
+      print_sizing_note(p, i, &z[i], f);
 }
 
 void sl_plan_print(const sl_plan *p, const sl_cluster *c, FILE *f)

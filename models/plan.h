@@ -11,6 +11,7 @@
 #ifndef SL_PLAN_H
 #define SL_PLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -101,7 +102,57 @@ double sl_plan_expected_tasks(const sl_plan *p, int i);
  */
 double sl_plan_work_per_source_row(const sl_plan *p, int i);
 
-/** @brief Writes the plan for a human reader. */
+/**
+ * @brief How an execution model cuts and gathers partitions; core.h gives
+ *        each model's (sl_core_opts_sizing), which its policy follows.
+ */
+typedef struct {
+  double target_bytes; /**< a task cuts its output at this size; INFINITY: one partition per task */
+  bool gather_maps;    /**< a map task takes queued partitions while their bytes stay within target_bytes */
+  bool gather_batches; /**< a map_batches task takes queued partitions while they bring it closer to
+                            whole batches (sl_plan_batch_gains) */
+} sl_sizing_rule;
+
+/** @brief How the engines size the tasks of one operator under a rule. */
+typedef struct {
+  double cut_rows;  /**< rows of an upstream partition as the target cuts them (0 for a source) */
+  double up_task_rows; /**< rows an upstream task emits, on average (0 for a source) */
+  double part_rows; /**< rows of an input partition on average: cuts, and the rest of each upstream
+                         task's output (a partition never spans producer tasks) */
+  double parts;     /**< input partitions of a task, on average */
+  double rows;      /**< input rows of a task, on average (the last task of the job aside) */
+  double rows_min, rows_max; /**< the fewest and most rows of a task (the last aside) */
+  double tasks;     /**< tasks over the job when every task takes all it may */
+  double tasks_max; /**< tasks when every task takes the one partition it starts with: a gathering
+                         map takes what is queued when it launches, so its count falls between the two */
+} sl_task_sizing;
+
+/**
+ * @brief Whether @p more rows join a task of @p rows rows with batches of
+ *        @p batch rows: only while the task is short of a batch and the
+ *        rows per batch it will run grow. The one rule every model gathers by.
+ */
+bool sl_plan_batch_gains(int64_t rows, int64_t more, int batch);
+
+/**
+ * @brief The tasks of operator @p i as the engines size them under @p rule:
+ *        an operator after the source takes whole partitions of its
+ *        upstream, cut at the rule's target, and gathers them as the rule
+ *        says. The last task of the job may take fewer.
+ */
+void sl_plan_task_sizing(const sl_plan *p, int i, const sl_sizing_rule *rule, sl_task_sizing *out);
+
+/**
+ * @brief Writes the plan for a human reader; with a @p rule, the tasks as
+ *        that model's engines size them, and a note for every operator
+ *        whose task size or count is decided at run time. NULL: the rule of
+ *        the default model cannot be known here, and the typical tasks the
+ *        bound uses are printed.
+ */
+void sl_plan_print_sized(const sl_plan *p, const sl_cluster *c, const sl_sizing_rule *rule, const char *model,
+                         FILE *f);
+
+/** @brief Writes the plan for a human reader (the bound's typical tasks). */
 void sl_plan_print(const sl_plan *p, const sl_cluster *c, FILE *f);
 
 #endif

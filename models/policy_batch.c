@@ -44,7 +44,7 @@ static bool launch_next(sl_core *c, double now, int op)
       return false;
     /* map_batches still groups rows into its batch; plain maps keep the
      * upstream partitioning: one task per partition */
-    id = sl__take_inputs(c, op, o->batch_size > 0, false, -1);
+    id = sl__take_inputs(c, op, sl__gathers(c, op), false, -1);
   }
   if (id == SL_NONE)
     return false;
@@ -83,9 +83,8 @@ static int batch_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emi
 
 static double batch_target(const sl_core *c, int op)
 {
-  (void)c;
   (void)op;
-  return INFINITY; /* one output partition per task */
+  return sl__target_bytes(c); /* one output partition per task */
 }
 
 const sl__policy sl__policy_batch = {

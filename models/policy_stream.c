@@ -371,7 +371,7 @@ static sl_task_id next_channel_task(sl_core *c, instance *in)
     sl__part *part = &c->parts[sl__idq_at(&in->chan, 0)];
     if (part->state != SL__P_ALIVE && part->state != SL__P_SPILLED)
       break;
-    if (n > 0 && (o->batch_size <= 0 || !sl__batch_gains(rows, part->rows, o->batch_size)))
+    if (n > 0 && (!sl__gathers(c, in->op) || !sl__batch_gains(rows, part->rows, o->batch_size)))
       break;
     take[n++] = sl__idq_pop(&in->chan);
     part->in_queue = 0;
@@ -526,6 +526,7 @@ static void rollback(sl_core *c, double now)
   sl__idq_clear(&p->pending);
   for (int64_t s = 0; s < c->nsplits; s++)
     if (!p->committed[s]) {
+      c->stats.rows_rolled_back += c->split_rows[s]; /* the sink gives them back */
       c->split_rows[s] = 0;
       sl__enqueue_id(c, &p->pending, (uint32_t)s);
     }
@@ -553,7 +554,7 @@ static void stream_fini(sl_core *c)
 static double stream_target(const sl_core *c, int op)
 {
   (void)op;
-  return c->plan->target_partition_bytes;
+  return sl__target_bytes(c);
 }
 
 /* Every failure rolls back, even one at the instant of the last rollback:

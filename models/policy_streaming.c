@@ -416,7 +416,7 @@ static sl_task_id make_task(sl_core *c, int op, int near)
     free(all);
     return first;
   }
-  return sl__take_inputs(c, op, !c->opts.streaming.no_dynamic_part, splits_batches(c, op), near);
+  return sl__take_inputs(c, op, sl__gathers(c, op), splits_batches(c, op), near);
 }
 
 /* Launches one task of @p op; false when no node takes it. Within the
@@ -541,10 +541,9 @@ static int streaming_admit(sl_core *c, double now, sl__task *t, double bytes, sl
 
 static double streaming_target(const sl_core *c, int op)
 {
-  if (c->opts.streaming.no_dynamic_part)
-    return INFINITY;
+  double base = sl__target_bytes(c); /* without dynamic partitioning: one partition per task */
   double own = state(c)->part_target[op];
-  return own > 0 && own < c->plan->target_partition_bytes ? own : c->plan->target_partition_bytes;
+  return isfinite(base) && own > 0 && own < base ? own : base;
 }
 
 /* ----------------------------------------------------------- Algorithm 2 */

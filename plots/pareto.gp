@@ -23,9 +23,10 @@ set output out
 set datafile separator ','
 set datafile missing ''
 set title title
-# Hours for long jobs, minutes for short ones.
+# Hours for long jobs, minutes for short ones. sluice capacity draws only
+# when some shape was simulated to the end; a file without one still draws.
 stats data every ::1 using 9 nooutput
-unit = (STATS_max > 7200) ? 3600. : 60.
+unit = !exists("STATS_max") ? 60. : (STATS_max > 7200) ? 3600. : 60.
 set xlabel (unit == 3600. ? 'JCT (hours)' : 'JCT (minutes)')
 set ylabel 'cost per run ($)'
 set grid

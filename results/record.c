@@ -1,6 +1,7 @@
 #include "record.h"
 
 #include <csv.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -17,11 +18,15 @@
 /* Per-node memory columns stop here: a 1,000-node timeline keeps totals. */
 #define SL_MAX_NODE_COLUMNS 64
 
+/* Event labels: "lose:" and a node name, "rollback:" and a count. */
+#define SL_EVENT_MAX (SL_NAME_MAX + 32)
+
 typedef struct {
-  double t, rows, rate, store;
+  double t, rows, rate, store, rolled_back;
   int running[SL_MAX_OPS], waiting[SL_MAX_OPS];
   int64_t queued[SL_MAX_OPS];
-  float node_store[SL_MAX_NODE_COLUMNS];
+  double node_store[SL_MAX_NODE_COLUMNS];
+  char event[SL_EVENT_MAX]; /* "" for a periodic sample */
 } sample;
 
 struct sl_recorder_s {
@@ -32,6 +37,9 @@ struct sl_recorder_s {
   int64_t ntasks, tasks_cap;
   sample *samples;
   int64_t nsamples, samples_cap;
+  int64_t last_periodic; /* the sample the next rate is measured from, -1: none yet */
+  int64_t prev_periodic; /* the one before it, -1: none */
+  double rolled_back_marked; /* rows given back that rollback rows have named so far */
 };
 
 sl_recorder *sl_recorder_new(const sl_plan *plan, const sl_cluster *cluster, bool keep_tasks)
@@ -42,6 +50,7 @@ sl_recorder *sl_recorder_new(const sl_plan *plan, const sl_cluster *cluster, boo
   r->plan = plan;
   r->cluster = cluster;
   r->keep_tasks = keep_tasks;
+  r->last_periodic = r->prev_periodic = -1;
   return r;
 }
 
@@ -85,22 +94,20 @@ const sl_task_record *sl_recorder_task_at(const sl_recorder *r, int64_t i)
   return i >= 0 && i < r->ntasks ? &r->tasks[i] : NULL;
 }
 
-int sl_recorder_sample(sl_recorder *r, double t, const sl_core *core)
+/* Appends a row with the core's counters now; its rate is left to the caller. */
+static sample *append_sample(sl_recorder *r, double t, const sl_core *core)
 {
   if (r->nsamples == r->samples_cap &&
       grow((void **)&r->samples, &r->samples_cap, sizeof *r->samples) < 0)
-    return SL_ENOMEM;
-  sample *s = &r->samples[r->nsamples];
+    return NULL;
+  sample *s = &r->samples[r->nsamples++];
   memset(s, 0, sizeof *s);
   sl_core_stats st;
   sl_core_get_stats(core, &st);
   s->t = t;
   s->rows = st.rows_delivered;
+  s->rolled_back = st.rows_rolled_back;
   s->store = st.store_bytes;
-  if (r->nsamples > 0) {
-    const sample *prev = &r->samples[r->nsamples - 1];
-    s->rate = t > prev->t ? (s->rows - prev->rows) / (t - prev->t) : prev->rate;
-  }
   for (int i = 0; i < r->plan->nops; i++) {
     sl_core_op_stats os;
     sl_core_get_op_stats(core, i, &os);
@@ -109,9 +116,119 @@ int sl_recorder_sample(sl_recorder *r, double t, const sl_core *core)
     s->queued[i] = os.queued_parts;
   }
   for (int n = 0; n < r->cluster->nnodes && n < SL_MAX_NODE_COLUMNS; n++)
-    s->node_store[n] = (float)sl_core_node_store(core, n);
-  r->nsamples++;
+    s->node_store[n] = sl_core_node_store(core, n);
+  return s;
+}
+
+/* Rows the sink received up to @p s, those given back later included: a
+ * rollback takes rows away from the sink, never from the throughput. */
+static double rows_received(const sample *s)
+{
+  return s->rows + s->rolled_back;
+}
+
+int sl_recorder_sample(sl_recorder *r, double t, const sl_core *core)
+{
+  sample *s = append_sample(r, t, core);
+  if (!s)
+    return SL_ENOMEM;
+  if (r->last_periodic >= 0) {
+    /* The last row of a run comes whenever the job ends, maybe an instant
+     * after the one before: a rate over that instant is a spike of noise.
+     * A row less than half a period after the last is measured from the
+     * one before it, over a period and a half at most. */
+    const sample *prev = &r->samples[r->last_periodic];
+    if (r->prev_periodic >= 0) {
+      const sample *before = &r->samples[r->prev_periodic];
+      if (t - prev->t < 0.5 * (prev->t - before->t))
+        prev = before;
+    }
+    s->rate = t > prev->t ? (rows_received(s) - rows_received(prev)) / (t - prev->t) : prev->rate;
+  }
+  r->prev_periodic = r->last_periodic;
+  r->last_periodic = r->nsamples - 1;
   return 0;
+}
+
+/* An event row keeps the rate of the row before it. */
+static sample *append_event(sl_recorder *r, double t, const sl_core *core)
+{
+  sample *s = append_sample(r, t, core);
+  if (s && r->nsamples > 1)
+    s->rate = r->samples[r->nsamples - 2].rate;
+  return s;
+}
+
+int sl_recorder_fault(sl_recorder *r, double t, const sl_core *core, const char *kind, const char *target)
+{
+  sample *s = append_event(r, t, core);
+  if (!s)
+    return SL_ENOMEM;
+  snprintf(s->event, sizeof s->event, "%s:%s", kind, target);
+  return 0;
+}
+
+/* The count comes from the core's total since the last rollback row, not
+ * from the row before: the fault that caused it may have been marked after
+ * the core rolled back and before the engine carried the decision out. */
+int sl_recorder_rollback(sl_recorder *r, double t, const sl_core *core)
+{
+  sample *s = append_event(r, t, core);
+  if (!s)
+    return SL_ENOMEM;
+  snprintf(s->event, sizeof s->event, "rollback:%.0f", s->rolled_back - r->rolled_back_marked);
+  r->rolled_back_marked = s->rolled_back;
+  return 0;
+}
+
+void sl_csv_identifier(const char *name, char *buf, size_t len)
+{
+  size_t n = 0;
+  bool gap = false;
+  for (const char *p = name; *p && len > 0; p++) {
+    bool plain = isalnum((unsigned char)*p) || *p == '_';
+    if (!plain) {
+      gap = n > 0;
+      continue;
+    }
+    if (gap && n + 1 < len)
+      buf[n++] = '_';
+    gap = false;
+    if (n + 1 < len)
+      buf[n++] = *p;
+  }
+  if (len == 0)
+    return;
+  if (n == 0 && len > 1)
+    buf[n++] = 'x';
+  buf[n] = '\0';
+}
+
+/* Operator @p i's part of a column name: its identifier, with its index
+ * after it when an earlier operator's name gives the same one. */
+static void op_identifier(const sl_plan *plan, int i, char *buf, size_t len)
+{
+  char other[2 * SL_NAME_MAX];
+  sl_csv_identifier(plan->ops[i].name, buf, len);
+  for (int j = 0; j < i; j++) {
+    sl_csv_identifier(plan->ops[j].name, other, sizeof other);
+    if (strcmp(other, buf) == 0) {
+      size_t n = strlen(buf);
+      snprintf(buf + n, len > n ? len - n : 0, "_%d", i);
+      return;
+    }
+  }
+}
+
+const char *sl_spill_time_name(sl_spill_time t)
+{
+  switch (t) {
+  case SL_SPILL_NONE: return "none";
+  case SL_SPILL_NOT_MODELLED: return "not_modelled";
+  case SL_SPILL_MODELLED: return "modelled";
+  case SL_SPILL_REAL: return "real";
+  }
+  return "?";
 }
 
 void sl_summary_from_core(sl_summary *s, const sl_core *core)
@@ -123,12 +240,66 @@ void sl_summary_from_core(sl_summary *s, const sl_core *core)
   s->lost_partitions = st.lost_partitions;
   s->checkpoints = st.checkpoints;
   s->rollbacks = st.rollbacks;
-  s->peak_store_bytes = st.peak_store_bytes;
-  s->store_budget_bytes = st.store_budget_bytes;
+  s->peak_node_store_bytes = st.peak_store_bytes;
+  s->peak_store_node = st.peak_store_node;
   s->spilled_bytes = st.spilled_bytes;
   s->rows = st.rows_delivered;
+  s->rows_rolled_back = st.rows_rolled_back;
   s->first_output_s = st.first_output_s;
   s->oom = st.oom;
+}
+
+/* Per group: the budget of a node, and which of its nodes held the most.
+ * The peak node of the whole cluster is named with its own budget, so a
+ * mixed cluster never reads a big node's peak against a small one's budget. */
+static void fill_stores(sl_summary *s, const sl_core *core, const sl_cluster *cluster)
+{
+  s->ngroups = cluster->ngroups;
+  for (int g = 0; g < cluster->ngroups; g++) {
+    sl_group_store *gs = &s->groups[g];
+    snprintf(gs->name, sizeof gs->name, "%s", cluster->groups[g].name);
+    gs->budget_bytes = cluster->groups[g].store_bytes;
+    gs->peak_node = -1;
+  }
+  for (int n = 0; cluster->nodes && n < cluster->nnodes; n++) {
+    sl_group_store *gs = &s->groups[cluster->nodes[n].group];
+    double peak = sl_core_node_store_peak(core, n);
+    gs->nodes++;
+    if (gs->peak_node < 0 || peak > gs->peak_bytes) {
+      gs->peak_bytes = peak;
+      gs->peak_node = n;
+      gs->peak_index = cluster->nodes[n].index_in_group;
+    }
+  }
+  int n = s->peak_store_node >= 0 ? s->peak_store_node : 0;
+  /* a tie names the node the cluster's peak names */
+  if (cluster->nodes && s->peak_store_node >= 0 && s->peak_store_node < cluster->nnodes) {
+    sl_group_store *gs = &s->groups[cluster->nodes[n].group];
+    if (sl_core_node_store_peak(core, n) >= gs->peak_bytes) {
+      gs->peak_node = n;
+      gs->peak_index = cluster->nodes[n].index_in_group;
+    }
+  }
+  sl_cluster_node_name(cluster, n, s->peak_store_node_name, sizeof s->peak_store_node_name);
+  s->peak_node_budget_bytes = cluster->nodes && n < cluster->nnodes ? sl_cluster_node_group(cluster, n)->store_bytes : 0;
+}
+
+static void fill_resources(sl_summary *s, const sl_plan *plan, const sl_cluster *cluster)
+{
+  char id[2 * SL_NAME_MAX];
+  size_t len = 0;
+  s->cpu_slots = sl_cluster_total(cluster, false);
+  s->gpu_slots = sl_cluster_total(cluster, true);
+  for (int i = 0; i < plan->nops; i++) {
+    if (!(plan->ops[i].gpu > 0))
+      continue;
+    op_identifier(plan, i, id, sizeof id);
+    int k = snprintf(s->gpu_operators + len, sizeof s->gpu_operators - len, "%s%s", len ? " " : "", id);
+    if (k < 0 || (size_t)k >= sizeof s->gpu_operators - len)
+      break; /* the list stops at whole names */
+    len += (size_t)k;
+  }
+  s->gpu_operators[len] = '\0';
 }
 
 void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, const sl_cluster *cluster,
@@ -137,6 +308,8 @@ void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, co
 {
   memset(s, 0, sizeof *s);
   sl_summary_from_core(s, core);
+  fill_stores(s, core, cluster);
+  fill_resources(s, plan, cluster);
   snprintf(s->workload, sizeof s->workload, "%s", plan->workload ? plan->workload->name : "");
   snprintf(s->cluster, sizeof s->cluster, "%s", cluster->name);
   snprintf(s->model, sizeof s->model, "%s", sl_core_opts_model_name(opts));
@@ -149,6 +322,8 @@ void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, co
   sl_bound b;
   if (sl_bound_compute(plan, cluster, &b) == 0 && b.jct_s > 0) {
     s->bound_s = b.jct_s * bound_scale;
+    /* the sink's rows, as the timeline counts them */
+    s->bound_throughput_rows_s = b.throughput_rows_s * plan->ops[plan->nops - 1].alpha_rows / bound_scale;
     /* a job that stopped early has no completion time to compare */
     s->pct_of_bound = complete && jct_s > 0 ? 100 * s->bound_s / jct_s : 0;
   }
@@ -184,6 +359,16 @@ static void field_num(csv_out *o, double v)
     fprintf(o->f, "%.6g", v);
 }
 
+/* Bytes and rows: whole numbers, never in exponent form; empty when the
+ * value is not finite (a budget nobody set). */
+static void field_count(csv_out *o, double v)
+{
+  if (o->col++)
+    fputc(',', o->f);
+  if (isfinite(v))
+    fprintf(o->f, "%.0f", round(v));
+}
+
 static void field_i64(csv_out *o, int64_t v)
 {
   if (o->col++)
@@ -215,14 +400,30 @@ static FILE *open_tmp(sl_atomic_file *a, const char *dir, const char *name, char
 
 static const char *summary_cols[] = {
   "workload", "cluster", "model", "engine", "jct_s", "throughput_rows_s", "bound_s", "pct_of_bound",
-  "peak_store_bytes", "store_budget_bytes", "peak_rss_bytes", "spilled_bytes", "tasks",
-  "retried_tasks", "lost_partitions", "oom", "complete", "accelerator", "sink_checksum", "rows",
-  "expected_rows", "first_output_s", "checkpoints", "rollbacks", "errored_rows", "note", "faults_applied",
+  "bound_throughput_rows_s", "peak_node_store_bytes", "peak_store_node", "peak_node_budget_bytes",
+  "group_stores", "peak_rss_bytes", "spilled_bytes", "spill_time", "tasks", "retried_tasks", "lost_partitions",
+  "oom", "complete", "accelerator", "sink_checksum", "rows", "expected_rows", "first_output_s", "checkpoints",
+  "rollbacks", "rows_rolled_back", "errored_rows", "cpu_slots", "gpu_slots", "gpu_operators", "note", "faults_applied",
   "faults_not_applied", NULL};
+
+/* "GROUP=PEAK/BUDGET@GROUP.INDEX;..." (bytes): every group's store in one
+ * field, its peak node named as a --fail schedule names it. */
+static void format_group_stores(const sl_summary *s, char *buf, size_t n)
+{
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int g = 0; g < s->ngroups && len < n; g++) {
+    const sl_group_store *gs = &s->groups[g];
+    int k = snprintf(buf + len, n - len, "%s%s=%.0f/%.0f@%s.%d", g ? ";" : "", gs->name, round(gs->peak_bytes),
+                     isfinite(gs->budget_bytes) ? round(gs->budget_bytes) : 0, gs->name, gs->peak_index);
+    len += k > 0 ? (size_t)k : 0;
+  }
+}
 
 int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t errlen)
 {
   sl_atomic_file tmp;
+  char stores[SL_MAX_GROUPS * (SL_NAME_MAX * 2 + 64)];
   if (make_dir(dir, err, errlen) < 0)
     return SL_EIO;
   FILE *f = open_tmp(&tmp, dir, "summary.csv", err, errlen);
@@ -234,6 +435,7 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   end_row(&o);
   char checksum[32];
   snprintf(checksum, sizeof checksum, "%016" PRIx64, s->sink_checksum);
+  format_group_stores(s, stores, sizeof stores);
   field_str(&o, s->workload);
   field_str(&o, s->cluster);
   field_str(&o, s->model);
@@ -242,10 +444,14 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   field_num(&o, s->throughput_rows_s);
   field_num(&o, s->bound_s);
   field_num(&o, s->pct_of_bound);
-  field_num(&o, s->peak_store_bytes);
-  field_num(&o, s->store_budget_bytes);
-  field_num(&o, s->peak_rss_bytes);
-  field_num(&o, s->spilled_bytes);
+  field_num(&o, s->bound_throughput_rows_s);
+  field_count(&o, s->peak_node_store_bytes);
+  field_str(&o, s->peak_store_node_name);
+  field_count(&o, s->peak_node_budget_bytes);
+  field_str(&o, stores);
+  field_count(&o, s->peak_rss_bytes);
+  field_count(&o, s->spilled_bytes);
+  field_str(&o, sl_spill_time_name(s->spill_time));
   field_i64(&o, s->tasks);
   field_i64(&o, s->retried_tasks);
   field_i64(&o, s->lost_partitions);
@@ -253,12 +459,16 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   field_i64(&o, s->complete);
   field_str(&o, s->accelerator[0] ? s->accelerator : "none");
   field_str(&o, checksum);
-  field_num(&o, s->rows);
-  field_num(&o, s->expected_rows);
+  field_count(&o, s->rows);
+  field_count(&o, s->expected_rows);
   field_num(&o, s->first_output_s);
   field_i64(&o, s->checkpoints);
   field_i64(&o, s->rollbacks);
+  field_count(&o, s->rows_rolled_back);
   field_i64(&o, s->errored_rows);
+  field_num(&o, s->cpu_slots);
+  field_num(&o, s->gpu_slots);
+  field_str(&o, s->gpu_operators);
   field_str(&o, s->note);
   field_i64(&o, s->faults_applied);
   field_str(&o, s->faults_not_applied);
@@ -286,45 +496,56 @@ int sl_run_dir_begin(const sl_summary *started, const char *dir, char *err, size
   return 0;
 }
 
+static void timeline_header(csv_out *o, const sl_recorder *r, int nnode_cols)
+{
+  char col[3 * SL_NAME_MAX], id[2 * SL_NAME_MAX + 16], node[SL_NAME_MAX + 16];
+  static const char *const per_op[] = {"running", "backpressured", "queued"};
+  field_str(o, "time_s");
+  field_str(o, "rows_done");
+  field_str(o, "rows_rolled_back");
+  field_str(o, "throughput_rows_s");
+  field_str(o, "cluster_store_bytes");
+  for (int i = 0; i < r->plan->nops; i++) {
+    op_identifier(r->plan, i, id, sizeof id);
+    for (int k = 0; k < 3; k++) {
+      snprintf(col, sizeof col, "%s_%s", per_op[k], id);
+      field_str(o, col);
+    }
+  }
+  for (int n = 0; n < nnode_cols; n++) {
+    sl_cluster_node_name(r->cluster, n, node, sizeof node);
+    sl_csv_identifier(node, id, sizeof id);
+    snprintf(col, sizeof col, "store_bytes_%s", id);
+    field_str(o, col);
+  }
+  field_str(o, "event");
+  end_row(o);
+}
+
 static int write_timeline(const sl_recorder *r, const char *dir, char *err, size_t errlen)
 {
   sl_atomic_file tmp;
-  char col[160];
   FILE *f = open_tmp(&tmp, dir, "timeline.csv", err, errlen);
   if (!f)
     return SL_EIO;
   csv_out o = {f, 0};
   int nnode_cols = r->cluster->nnodes < SL_MAX_NODE_COLUMNS ? r->cluster->nnodes : SL_MAX_NODE_COLUMNS;
-  field_str(&o, "time_s");
-  field_str(&o, "rows_done");
-  field_str(&o, "throughput_rows_s");
-  field_str(&o, "store_bytes");
-  for (int i = 0; i < r->plan->nops; i++) {
-    snprintf(col, sizeof col, "running_%s", r->plan->ops[i].name);
-    field_str(&o, col);
-    snprintf(col, sizeof col, "backpressured_%s", r->plan->ops[i].name);
-    field_str(&o, col);
-    snprintf(col, sizeof col, "queued_%s", r->plan->ops[i].name);
-    field_str(&o, col);
-  }
-  for (int n = 0; n < nnode_cols; n++) {
-    snprintf(col, sizeof col, "store_node%d", n);
-    field_str(&o, col);
-  }
-  end_row(&o);
+  timeline_header(&o, r, nnode_cols);
   for (int64_t k = 0; k < r->nsamples; k++) {
     const sample *s = &r->samples[k];
     field_num(&o, s->t);
-    field_num(&o, s->rows);
+    field_count(&o, s->rows);
+    field_count(&o, s->rolled_back);
     field_num(&o, s->rate);
-    field_num(&o, s->store);
+    field_count(&o, s->store);
     for (int i = 0; i < r->plan->nops; i++) {
       field_i64(&o, s->running[i]);
       field_i64(&o, s->waiting[i]);
       field_i64(&o, s->queued[i]);
     }
     for (int n = 0; n < nnode_cols; n++)
-      field_num(&o, s->node_store[n]);
+      field_count(&o, s->node_store[n]);
+    field_str(&o, s->event);
     end_row(&o);
   }
   return sl_atomic_commit(&tmp, true, err, errlen);
@@ -342,7 +563,8 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
   if (!f)
     return SL_EIO;
   csv_out o = {f, 0};
-  const char *cols[] = {"task", "origin", "attempt", "op", "op_name", "node", "slot", "start_s",
+  char node[SL_NAME_MAX + 16];
+  const char *cols[] = {"task", "origin", "attempt", "op", "op_name", "node", "node_name", "slot", "start_s",
                         "end_s", "rows_in", "bytes_in", "rows_out", "bytes_out", "partitions_out",
                         "status", "speed", "waited_s", NULL};
   for (int i = 0; cols[i]; i++)
@@ -356,13 +578,15 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
     field_i64(&o, t->op);
     field_str(&o, r->plan->ops[t->op].name);
     field_i64(&o, t->node);
+    sl_cluster_node_name(r->cluster, t->node, node, sizeof node);
+    field_str(&o, node);
     field_i64(&o, t->slot);
     field_num(&o, t->start_s);
     field_num(&o, t->end_s);
     field_i64(&o, t->rows_in);
-    field_num(&o, t->bytes_in);
+    field_count(&o, t->bytes_in);
     field_i64(&o, t->rows_out);
-    field_num(&o, t->bytes_out);
+    field_count(&o, t->bytes_out);
     field_i64(&o, t->parts_out);
     field_str(&o, status_name(t->status));
     field_num(&o, t->speed);

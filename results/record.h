@@ -34,13 +34,46 @@ typedef struct {
   double waited_s; /**< held by backpressure: an emission refused until RESUME */
 } sl_task_record;
 
-/** @brief The one-row summary. Columns are listed in record.c. */
+/** @brief How the time spent spilling partitions enters a run's JCT. */
+typedef enum {
+  SL_SPILL_NONE,         /**< nothing was spilled */
+  SL_SPILL_NOT_MODELLED, /**< simulated without a spill disk (--spill-bandwidth): spills took no time */
+  SL_SPILL_MODELLED,     /**< simulated with a spill disk: every write and read back was charged */
+  SL_SPILL_REAL,         /**< a real run: the executor wrote and read real files */
+} sl_spill_time;
+
+/** @brief The word summary.csv writes for @p t: none, not_modelled, modelled or real. */
+const char *sl_spill_time_name(sl_spill_time t);
+
+/** @brief The partition store of one node group over a run. */
+typedef struct {
+  char name[SL_NAME_MAX];
+  int nodes;
+  double budget_bytes; /**< of each of its nodes */
+  double peak_bytes;   /**< the most any one of its nodes held at once */
+  int peak_node;       /**< that node (cluster index); the group's first node when none held a byte */
+  int peak_index;      /**< its index in the group (GROUP.INDEX) */
+} sl_group_store;
+
+/** @brief The one-row summary. Columns are listed in record.c and
+ *  documented in docs/outputs.md. */
 typedef struct {
   char workload[64], cluster[64], model[32], engine[16], accelerator[16];
   double jct_s, throughput_rows_s, bound_s, pct_of_bound;
-  double peak_store_bytes, store_budget_bytes, peak_rss_bytes, spilled_bytes;
+  double bound_throughput_rows_s; /**< sink rows per second at the bound's steady rate */
+  double peak_node_store_bytes;   /**< the most any one node's store held at once */
+  int peak_store_node;            /**< that node (cluster index), -1 when no byte was stored */
+  char peak_store_node_name[SL_NAME_MAX + 16]; /**< "GROUP.INDEX" */
+  double peak_node_budget_bytes;  /**< that node's store budget */
+  int ngroups;
+  sl_group_store groups[SL_MAX_GROUPS];
+  double peak_rss_bytes, spilled_bytes;
+  sl_spill_time spill_time;
   int64_t tasks, retried_tasks, lost_partitions, checkpoints, rollbacks;
   double rows, expected_rows, first_output_s;
+  double rows_rolled_back;        /**< rows the sink gave back in rollbacks */
+  double cpu_slots, gpu_slots;    /**< of the whole cluster */
+  char gpu_operators[256];        /**< operators that request a GPU, as timeline identifiers, space separated */
   bool oom, complete;
   uint64_t sink_checksum;
   int64_t errored_rows; /**< rows kernels rejected as corrupt and skipped */
@@ -64,8 +97,33 @@ SL_MUST_CHECK int sl_recorder_task(sl_recorder *r, const sl_task_record *t);
 /** @brief Appends a timeline row at time @p t from the core's counters. */
 SL_MUST_CHECK int sl_recorder_sample(sl_recorder *r, double t, const sl_core *core);
 
+/**
+ * @brief Appends a timeline row at time @p t that marks a fault the engine
+ *        has just applied, its `event` column reading "@p kind:@p target"
+ *        as a --fail schedule writes it ("lose:gpu.1", "kill:decode").
+ *        The row's throughput is the previous row's: a rate over the
+ *        instant since the last sample would mean nothing.
+ */
+SL_MUST_CHECK int sl_recorder_fault(sl_recorder *r, double t, const sl_core *core, const char *kind,
+                                    const char *target);
+
+/**
+ * @brief Appends a timeline row at time @p t that marks a rollback the core
+ *        has just decided: `event` reads "rollback:N", N the rows the sink
+ *        gave back (the core's count since the previous row).
+ */
+SL_MUST_CHECK int sl_recorder_rollback(sl_recorder *r, double t, const sl_core *core);
+
 /** @brief Fills the summary fields the core knows (tasks, memory, rows...). */
 void sl_summary_from_core(sl_summary *s, const sl_core *core);
+
+/**
+ * @brief @p name as a plain identifier for a CSV column: every run of
+ *        characters other than letters, digits and '_' becomes one '_',
+ *        none leads or trails ("read->decode" gives "read_decode",
+ *        "g5.2xlarge" gives "g5_2xlarge"); "x" if nothing is left.
+ */
+void sl_csv_identifier(const char *name, char *buf, size_t len);
 
 /**
  * @brief The one summary both engines write: clears @p s, then fills what

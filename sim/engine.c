@@ -296,6 +296,13 @@ static void on_cancel(sim *s, const sl_decision *d, double now)
   sl_core_failed(s->core, now, d->task); /* decisions join the queue being drained */
 }
 
+static void on_rollback(sim *s, const sl_decision *d, double now)
+{
+  sl_sim_sink_rollback(s->sink, d->keep_split);
+  if (sl_recorder_rollback(s->rec, now, s->core) < 0)
+    s->res->code = SL_ENOMEM;
+}
+
 static void handle(sim *s, const sl_decision *d, double now)
 {
   switch (d->kind) {
@@ -312,7 +319,7 @@ static void handle(sim *s, const sl_decision *d, double now)
     sl_sim_sink_deliver(s->sink, d);
     break;
   case SL_DEC_ROLLBACK:
-    sl_sim_sink_rollback(s->sink, d->keep_split);
+    on_rollback(s, d, now);
     break;
   case SL_DEC_DONE:
     if (!s->done) {
@@ -467,6 +474,19 @@ static bool emit_next(slot_t *w, sl_task_id task)
   }
 }
 
+/* A timeline row marking a fault where it struck: a kill names the
+ * operator of its attempt (-1: not known, "any"), a loss or a join its node. */
+static void mark_fault(sim *s, double now, const char *kind, int node, int op)
+{
+  char target[SL_NAME_MAX * 2 + 16];
+  if (node >= 0)
+    sl_cluster_node_name(s->cluster, node, target, sizeof target);
+  else
+    snprintf(target, sizeof target, "%s", op >= 0 ? s->plan->ops[op].name : "any");
+  if (sl_recorder_fault(s->rec, now, s->core, kind, target) < 0)
+    s->res->code = SL_ENOMEM;
+}
+
 /* A kill scheduled while nothing of its operator ran takes the next
  * attempt that starts. */
 static void crash_at_start(slot_t *w)
@@ -479,6 +499,7 @@ static void crash_at_start(slot_t *w)
   s->res->tasks_killed++;
   s->res->faults_applied++;
   sl_core_failed(s->core, now, w->task);
+  mark_fault(s, now, "kill", -1, w->op);
   drain(s, now);
 }
 
@@ -582,6 +603,7 @@ static void lose_node(sim *s, int n, double now)
     sg_host_turn_off(nd->gpu);
   s->res->nodes_lost++;
   sl_core_node_lost(s->core, now, n);
+  mark_fault(s, now, "lose", n, -1); /* before the rollback it may bring */
   drain(s, now);
   for (int v = 0; v < nvictims; v++) {
     sl_core_failed(s->core, now, victims[v]);
@@ -603,6 +625,7 @@ static void join_node(sim *s, int n, double now)
     spawn_worker(s, &nd->slots[k]);
   s->res->nodes_joined++;
   sl_core_node_joined(s->core, now, n);
+  mark_fault(s, now, "join", n, -1);
   drain(s, now);
 }
 
@@ -612,9 +635,11 @@ static bool kill_task(sim *s, int op, double now)
   sl_task_id task;
   if (sl_core_kill(s->core, now, op, &task) < 0 || task == SL_NONE)
     return false; /* the next attempt to start is doomed; counted when it strikes */
+  int struck = op;
   for (int i = 0; i < s->nslots; i++) {
     slot_t *w = &s->slots[i];
     if (w->busy && w->task == task) {
+      struck = w->op;
       kill_attempt(s, w, SL_TASK_FAILED, now);
       break;
     }
@@ -622,6 +647,7 @@ static bool kill_task(sim *s, int op, double now)
   /* a LAUNCH not yet carried out is written off: its slot skips it */
   s->res->tasks_killed++;
   sl_core_failed(s->core, now, task);
+  mark_fault(s, now, "kill", -1, struck);
   drain(s, now);
   return true;
 }
@@ -898,6 +924,9 @@ static void fill_summary(sim *s)
     sl_fault_log_describe(&s->fault_log, s->o->faults, m->faults_not_applied, sizeof m->faults_not_applied);
   m->peak_rss_bytes = 0; /* the simulator's memory is not the job's; 0 keeps outputs replayable */
   m->sink_checksum = sl_sim_sink_checksum(s->sink);
+  /* spills cost time only on a simulated disk (--spill-bandwidth) */
+  if (m->spilled_bytes > 0)
+    m->spill_time = s->o->spill_bps > 0 ? SL_SPILL_MODELLED : SL_SPILL_NOT_MODELLED;
   if (s->failed)
     snprintf(m->note, sizeof m->note, "%s", s->fail_note);
   else if (s->res->timed_out)

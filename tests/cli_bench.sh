@@ -19,6 +19,13 @@ check "--update writes a baseline" exits 0 "$sluice" bench --update --baseline b
 check "with the header and every metric" \
   bash -c "head -1 b.csv | grep -qx 'metric,kind,value,band,unit' && test \$(wc -l <b.csv) -gt 100"
 check "the same code matches it" exits 0 "$sluice" bench --baseline b.csv --filter sim/fig11
+"$sluice" bench --baseline b.csv --filter sim/fig11 >out.txt 2>err.txt
+check "no progress line when stderr is not a terminal" bash -c "test ! -s err.txt && ! grep -q \$'\\r' out.txt"
+if command -v script >/dev/null; then
+  script -qec "'$sluice' bench --baseline b.csv --filter sim/fig11" /dev/null >tty.txt 2>&1
+  check "on a terminal: the step, how many of how many" grep -q "bench: step 1 of 2: sim/fig11-small/streaming" tty.txt
+  check "and the time left" grep -Eq "bench: step 2 of 2: sim/fig11-small/static; .* elapsed, about .* left" tty.txt
+fi
 
 # A simulated result that moves, however little, is a regression.
 awk -F, -v OFS=, '$1=="sim/fig11-small/streaming/jct_s"{$3=$3*1.001} {print}' b.csv >moved.csv

@@ -35,6 +35,17 @@ check "and says which column is missing" grep -q "no column 'value'" err.txt
 code=$?
 check "experiment all --quick exits 0 ($code)" test $code -eq 0
 [ $code -eq 0 ] || tail -20 all.log
+check "every run.sh expects as many runs as it makes" bash -c "! grep -q 'where run.sh expects' all.log"
+check "no progress line when stderr is not a terminal" bash -c "! grep -q \$'\\r' all.log"
+# on a terminal: which run of how many, and the time left
+if command -v script >/dev/null; then
+  script -qec "'$sluice' experiment fig7a --quick --out tty" /dev/null >tty.log 2>&1
+  check "on a terminal: which run of how many" grep -q "fig7a: run 1 of 5: sim specs/rag-quick.ini" tty.log
+  check "and, from the second run, the time left" grep -Eq "fig7a: run 2 of 5: .* s left" tty.log
+  script -qec "'$sluice' experiment fig7a --quick --out tty" /dev/null >tty2.log 2>&1
+  check "a second time, the estimate comes from the first one's durations" \
+    grep -Eq "fig7a: run 1 of 5: .*, about [0-9]+ s left" tty2.log
+fi
 for dir in "$src"/experiments/*/; do
   name=$(basename "$dir")
   [ -f "$dir/run.sh" ] || continue

@@ -42,7 +42,7 @@ for m in streaming static batch stream; do
     run "$name" fig9-small fig9 "$m" --memory 100MB --fail "$f" --checkpoint-interval 0.3s
     sum=$(summary_field "$tmp/$name" sink_checksum)
     check "$m with $f: same checksum, within budget" bash -c \
-      "test '$sum' = '$ref' && awk -F, 'NR==1{for(i=1;i<=NF;i++)h[\$i]=i} NR==2{exit !(\$h[\"complete\"]==1 && \$h[\"peak_store_bytes\"]<=\$h[\"store_budget_bytes\"])}' '$tmp/$name/summary.csv'"
+      "test '$sum' = '$ref' && awk -F, 'NR==1{for(i=1;i<=NF;i++)h[\$i]=i} NR==2{exit !(\$h[\"complete\"]==1 && \$h[\"peak_node_store_bytes\"]<=\$h[\"peak_node_budget_bytes\"])}' '$tmp/$name/summary.csv'"
   done
 done
 exit $((fails > 0))

@@ -24,6 +24,20 @@ mkdir figs
 check "--out FILE.png writes FILE.png and FILE.svg" \
   bash -c "'$sluice' plot run --out figs/t.png >/dev/null 2>&1 && test -s figs/t.png -a -s figs/t.svg"
 
+# under failures: markers for every fault and rollback, a bound line, and a
+# GPU panel, with no gnuplot complaint on the way
+"$sluice" sim fig9-small --cluster "$src/tests/golden/sim/cluster.ini" --model stream \
+  --fail 'lose:cpu.1@6s,join:cpu.1@8s' --out failed --quiet >/dev/null 2>&1
+check "a run with failures draws" bash -c "'$sluice' plot failed >out.txt 2>err.txt && test ! -s err.txt"
+check "every fault has its marker" bash -c "grep -q 'lose:cpu.1' failed/timeline.svg && grep -q 'join:cpu.1' failed/timeline.svg"
+check "a rollback's marker names the rows it took back" grep -q 'rows un-delivered' failed/timeline.svg
+check "the bound is a line" grep -q 'bound (steady rate)' failed/timeline.svg
+check "GPU operators get their own panel" grep -q 'running tasks, GPU operators' failed/timeline.svg
+check "a mixed cluster's budgets are drawn per group" bash -c \
+  "'$sluice' sim fig9-small --cluster '$src/tests/fixtures/mixed.cluster.ini' --out mixed --quiet &&
+   '$sluice' plot mixed >/dev/null 2>&1 && grep -q 'cpu budget per node' mixed/timeline.svg &&
+   grep -q 'gpu budget per node' mixed/timeline.svg"
+
 mkdir empty
 check "a folder without timeline.csv exits 2" exits 2 "$sluice" plot empty
 check "a missing folder exits 2" exits 2 "$sluice" plot no-such-dir

@@ -26,6 +26,18 @@ tasks=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["tasks"]}' out/
 check "one task row per attempt ($tasks)" test "$(($(wc -l <out/tasks.csv) - 1))" -eq "$tasks"
 check "no temporary files left" bash -c "! ls -a out | grep -q tmp"
 
+# On a terminal a run shows its progress, with the time left; not in a log.
+if command -v script >/dev/null; then
+  script -qec "'$sluice' run '$src/workloads/fig11-small.ini' --cluster '$src/workloads/clusters/fig11.ini' \
+    --time-scale 0.3 --out tty" /dev/null >tty.log 2>&1
+  check "on a terminal: rows done of all, and the time left" grep -Eq "rows [0-9]+/240 ~[0-9]+s left" tty.log
+  script -qec "'$sluice' run '$src/workloads/fig11-small.ini' --cluster '$src/workloads/clusters/fig11.ini' \
+    --time-scale 0.3 --out tty --quiet" /dev/null >quiet.log 2>&1
+  check "and nothing under --quiet" bash -c "! grep -q 'rows/s mem' quiet.log"
+fi
+"$sluice" run tiny.ini --cluster "$src/workloads/clusters/fig9.ini" --out notty >notty.log 2>&1
+check "no progress line when stderr is not a terminal" bash -c "! grep -q 'rows/s mem' notty.log"
+
 "$sluice" run "$src/workloads/fig11-small.ini" --cluster "$src/workloads/clusters/fig11.ini" --out int >int.log 2>&1 &
 pid=$!
 sleep 1.5

@@ -63,14 +63,36 @@ check "human summary has JCT, bound, store, tasks" bash -c \
   "grep -q 'JCT' <<<\"\$1\" && grep -q 'of bound' <<<\"\$1\" && grep -q 'peak store' <<<\"\$1\" && grep -q 'retried' <<<\"\$1\"" _ "$summary"
 check "--quiet prints nothing" test -z "$("$sluice" sim fig9-small --quiet --out "$tmp/q")"
 check "failures: nothing lost" bash -c "'$sluice' sim fig9-small --cluster tests/golden/sim/cluster.ini \
-  --fail 'kill:transform@2s,lose:1@4s,join:1@6s' --quiet --out '$tmp/f' && grep -q ',1,simulated,' '$tmp/f/summary.csv'"
+  --fail 'kill:transform@2s,lose:1@4s,join:1@6s' --quiet --out '$tmp/f' && test \$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[\$i]=i} NR==2{print \$h[\"complete\"]}' '$tmp/f/summary.csv') = 1"
 check "stream model with checkpoints" exits 0 "$sluice" sim fig9-small --model stream --checkpoint-interval 3s \
   --checkpoint-cost 100ms --restart-cost 1s --fail kill@5s --quiet --out "$tmp/st"
 check "stream model rolled back once" test "$(field "$tmp/st/summary.csv" rollbacks)" = 1
 check "random losses complete" exits 0 "$sluice" sim fig9-small --cluster tests/golden/sim/cluster.ini \
   --mtbf 10s --repair 1s --seed 3 --quiet --out "$tmp/mtbf"
 check "the batch model spills under 60MB" bash -c "'$sluice' sim fig9-small --model batch --memory 60MB --quiet \
-  --out '$tmp/b' && awk -F, 'NR==2 && \$12 > 0 {ok=1} END{exit !ok}' '$tmp/b/summary.csv'"
+  --out '$tmp/b' && awk -F, 'NR==1{for(i=1;i<=NF;i++)h[\$i]=i} NR==2 && \$h[\"spilled_bytes\"] > 0 {ok=1} END{exit !ok}' '$tmp/b/summary.csv'"
+
+# --- mixed clusters and spills: each node's peak against its own budget --------
+mixed=tests/fixtures/mixed.cluster.ini
+out=$("$sluice" sim fig9-small --cluster "$mixed" --model batch --out "$tmp/mixed")
+check "mixed: the peak is read against its node's budget" \
+  bash -c "grep -q '^  peak store .* of 200 MB budget on gpu.0' <<<\"\$1\"" _ "$out"
+check "mixed: every group's budget and peak node" \
+  bash -c "grep -q '^  by group      cpu: .* of 20 MB per node, most on cpu\.[01] (2 nodes)' <<<\"\$1\" &&
+           grep -q '^                gpu: .* of 200 MB per node, most on gpu.0 (1 node)' <<<\"\$1\"" _ "$out"
+check "mixed: summary names the peak node and its budget" \
+  test "$(field "$tmp/mixed/summary.csv" peak_store_node),$(field "$tmp/mixed/summary.csv" peak_node_budget_bytes)" \
+  = "gpu.0,200000000"
+check "spilled without a disk: the output says spill time is not modelled" \
+  bash -c "grep -q '^  spill time    not modelled: the .* spilled cost no time' <<<\"\$1\" &&
+           grep -q -- '--spill-bandwidth' <<<\"\$1\"" _ "$out"
+check "and so does the summary" test "$(field "$tmp/mixed/summary.csv" spill_time)" = not_modelled
+out=$("$sluice" sim fig9-small --cluster "$mixed" --model batch --spill-bandwidth 500MB/s --out "$tmp/mixed-disk")
+check "with a spill disk, spill time is modelled and nothing is said" \
+  bash -c "! grep -q 'spill time' <<<\"\$1\" && test \"\$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[\$i]=i} NR==2{print \$h[\"spill_time\"]}' '$tmp/mixed-disk/summary.csv')\" = modelled" _ "$out"
+out=$("$sluice" sim fig9-small --memory 100MB --out "$tmp/nospill")
+check "nothing spilled: no spill line, one store line for one group" \
+  bash -c "! grep -q 'spill time' <<<\"\$1\" && ! grep -q 'by group' <<<\"\$1\"" _ "$out"
 
 # --- golden ------------------------------------------------------------------
 golden=tests/golden/sim

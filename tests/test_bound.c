@@ -163,6 +163,15 @@ static void test_video(void **state)
   assert_near(b.throughput_rows_s, 4 * 31.57, 1e-6);
   assert_string_equal(b.bottleneck, "GPU");
   assert_int_equal(b.bottleneck_op, 1);
+  /* the limits alone, as a capacity search takes them: same figures, no
+   * bottleneck named */
+  sl_bound l;
+  assert_int_equal(sl_bound_limits(&p, &c, &l), 0);
+  assert_float_equal(l.throughput_rows_s, b.throughput_rows_s, 1e-9);
+  assert_float_equal(l.jct_s, b.jct_s, 1e-9);
+  assert_float_equal(l.critical_path_s, b.critical_path_s, 1e-12);
+  assert_int_equal(l.bottleneck_op, -1);
+  assert_string_equal(l.bottleneck, "");
 }
 
 /* One CPU op, 1 s per row, 10 rows, 2 CPUs: 5 s. */

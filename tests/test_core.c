@@ -293,6 +293,9 @@ static void test_stream_rolls_back_everything(void **state)
   /* every operator's running tasks were cancelled, not just the failed one */
   assert_true(st.tasks_failed > 3);
   assert_float_equal(h_delivered(&h), 800, 1e-9);
+  /* the rows the sink gave back are counted, and delivered again */
+  assert_true(st.rows_rolled_back > 0);
+  assert_float_equal(st.rows_delivered, 800, 1e-9);
   h_free(&h);
   sl_cluster_free(&cl);
 }
@@ -915,6 +918,27 @@ static void test_per_node_store_backpressure(void **state)
   assert_true(jct > 0);
   assert_float_equal(h_delivered(&h), PNB_TASKS * 10, 1e-9);
   assert_true(jct <= 1.25 * b.jct_s);
+  /* per node: each peak within its own budget; the cluster's peak is one
+   * node's, and that node is named */
+  sl_core_stats st;
+  sl_core_get_stats(h.core, &st);
+  double most = 0;
+  for (int n = 0; n < cl.nnodes; n++) {
+    double peak = sl_core_node_store_peak(h.core, n);
+    assert_true(peak <= sl_cluster_node_group(&cl, n)->store_bytes + 1e-6);
+    most = fmax(most, peak);
+  }
+  assert_true(st.peak_store_node >= 0 && st.peak_store_node < cl.nnodes);
+  assert_float_equal(sl_core_node_store_peak(h.core, st.peak_store_node), st.peak_store_bytes, 1e-6);
+  assert_float_equal(most, st.peak_store_bytes, 1e-6);
+  assert_float_equal(sl_core_node_store_peak(h.core, cl.nnodes), 0, 0); /* out of range */
+  char name[64];
+  sl_cluster_node_name(&cl, cl.nnodes - 1, name, sizeof name);
+  assert_string_equal(name, "big.0");
+  sl_cluster_node_name(&cl, 1, name, sizeof name);
+  assert_string_equal(name, "n.1");
+  sl_cluster_node_name(&cl, -1, name, sizeof name);
+  assert_string_equal(name, "?");
   h_free(&h);
   sl_cluster_free(&cl);
 }

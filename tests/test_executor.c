@@ -182,7 +182,7 @@ static void test_every_model_same_checksum(void **state)
     outcome r = run(models[m], 1, 4 * MB, NULL);
     assert_int_equal(r.rc, 0);
     assert_true(r.checksum == reference);
-    assert_true(r.s.peak_store_bytes <= r.s.store_budget_bytes);
+    assert_true(r.s.peak_node_store_bytes <= r.s.peak_node_budget_bytes);
   }
 }
 
@@ -198,7 +198,7 @@ static void test_failures_change_nothing(void **state)
       outcome r = run(models[m], 2, 2 * MB, faults[f]);
       assert_int_equal(r.rc, 0);
       assert_true(r.checksum == reference);
-      assert_true(r.s.peak_store_bytes <= r.s.store_budget_bytes);
+      assert_true(r.s.peak_node_store_bytes <= r.s.peak_node_budget_bytes);
     }
 }
 
@@ -423,19 +423,21 @@ static int read_tasks(const char *dir, task_row *rows, int cap)
   int n = 0;
   assert_non_null(fgets(line, sizeof line, f));
   while (n < cap && fgets(line, sizeof line, f)) {
-    char *field[16], *save = NULL;
+    /* task,origin,attempt,op,op_name,node,node_name,slot,start_s,end_s,rows_in,bytes_in,
+     * rows_out,bytes_out,partitions_out,status,... */
+    char *field[18], *save = NULL;
     int k = 0;
-    for (char *t = strtok_r(line, ",\n", &save); t && k < 16; t = strtok_r(NULL, ",\n", &save))
+    for (char *t = strtok_r(line, ",\n", &save); t && k < 18; t = strtok_r(NULL, ",\n", &save))
       field[k++] = t;
-    assert_true(k >= 15);
+    assert_true(k >= 16);
     task_row *r = &rows[n++];
     snprintf(r->op, sizeof r->op, "%s", field[4]);
-    r->start = atof(field[7]);
-    r->end = atof(field[8]);
-    r->rows_in = atoll(field[9]);
-    r->rows_out = atoll(field[11]);
-    r->parts_out = atoll(field[13]);
-    snprintf(r->status, sizeof r->status, "%s", field[14]);
+    r->start = atof(field[8]);
+    r->end = atof(field[9]);
+    r->rows_in = atoll(field[10]);
+    r->rows_out = atoll(field[12]);
+    r->parts_out = atoll(field[14]);
+    snprintf(r->status, sizeof r->status, "%s", field[15]);
   }
   fclose(f);
   return n;

@@ -238,7 +238,7 @@ static double injection_time(const baseline *b, int op, double frac)
   return best;
 }
 
-/* Reads tasks.csv (task,origin,attempt,op,op_name,node,slot,start_s,end_s,...)
+/* Reads tasks.csv (task,origin,attempt,op,op_name,node,node_name,slot,start_s,end_s,...)
  * of @p dir into @p b's windows. */
 static void read_windows(const char *dir, int nops, baseline *b)
 {
@@ -255,14 +255,14 @@ static void read_windows(const char *dir, int nops, baseline *b)
   }
   assert_non_null(fgets(line, sizeof line, f)); /* header */
   while (fgets(line, sizeof line, f)) {
-    char *field[9], *save = NULL;
+    char *field[10], *save = NULL;
     int n = 0;
-    for (char *tok = strtok_r(line, ",", &save); tok && n < 9; tok = strtok_r(NULL, ",", &save))
+    for (char *tok = strtok_r(line, ",", &save); tok && n < 10; tok = strtok_r(NULL, ",", &save))
       field[n++] = tok;
-    assert_int_equal(n, 9);
+    assert_int_equal(n, 10);
     int op = atoi(field[3]);
     assert_true(op >= 0 && op < nops);
-    double t0 = atof(field[7]), t1 = atof(field[8]);
+    double t0 = atof(field[8]), t1 = atof(field[9]);
     b->start[op] = fmin(b->start[op], t0);
     b->end[op] = fmax(b->end[op], t1);
     if (b->nmid[op] == cap[op]) {
@@ -571,7 +571,7 @@ static bool exec_case(const fixture *f, const char *model, const baseline *b, ki
       why = r.s.note;
     else if (r.s.sink_checksum != b->checksum || lost > 0)
       why = "the sink differs from the failure-free run";
-    else if (r.s.peak_store_bytes > r.s.store_budget_bytes)
+    else if (r.s.peak_node_store_bytes > r.s.peak_node_budget_bytes)
       why = "a store went over its budget";
     if (why) {
       tally.cases[EXEC]++;

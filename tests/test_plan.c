@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "models/cluster.h"
+#include "models/core.h"
 #include "models/error.h"
 #include "models/plan.h"
 #include "models/workload.h"
@@ -382,6 +383,118 @@ static void test_rows_per_part(void **state)
   assert_true(sl_plan_rows_per_part(&op, 0) == INT64_MAX);
 }
 
+/* A source of @p tasks tasks of @p rows rows of @p row_bytes, then a
+ * map_batches of batches of @p batch (0: a plain map of 0.5 CPU). */
+static void sized(sl_workload *w, sl_plan *p, int64_t tasks, int64_t rows, double row_bytes, double target,
+                  int batch)
+{
+  init_workload(w, "sized");
+  w->target_partition_bytes = target;
+  sl_op_spec *s = add_source(w, tasks, rows, 1.0);
+  s->out_row_bytes = row_bytes;
+  s->time_per_row = 0.01;
+  s = add_op(w, "next", batch ? SL_OP_MAP_BATCHES : SL_OP_MAP, batch ? 0 : 0.5, batch ? 1 : 0);
+  s->batch_size = batch;
+  s->time_per_row = 0.01;
+  char err[256];
+  assert_int_equal(sl_plan_build(p, w, NULL, err, sizeof err), 0);
+}
+
+static sl_sizing_rule rule_of(const char *model, double target)
+{
+  sl_core_opts o;
+  sl_core_opts_default(&o);
+  assert_int_equal(sl_core_opts_set_model(&o, model), 0);
+  sl_sizing_rule r;
+  sl_core_opts_sizing(&o, target, &r);
+  return r;
+}
+
+static void test_batch_gains(void **state)
+{
+  (void)state;
+  assert_true(sl_plan_batch_gains(5, 5, 32));   /* 10 rows in one batch beat 5 */
+  assert_false(sl_plan_batch_gains(30, 5, 32)); /* 35 need two batches of 17.5 */
+  assert_false(sl_plan_batch_gains(32, 1, 32)); /* a whole batch takes no more */
+  assert_true(sl_plan_batch_gains(14, 2, 32));
+}
+
+/* The bug: plan said one batch of 32 rows per task and 15,625 tasks, the
+ * engines ran whole upstream partitions gathered toward whole batches. */
+static void test_task_sizing_follows_partitions(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_plan p;
+  sl_task_sizing z;
+  /* video: 5-row source tasks of 9.6 MB rows under 128 MB: partitions of 5 */
+  sized(&w, &p, 100, 5, 9633792, 128 * MB, 32);
+  sl_sizing_rule r = rule_of("streaming", p.target_partition_bytes);
+  sl_plan_task_sizing(&p, 1, &r, &z);
+  assert_float_equal(z.cut_rows, 14, 0);
+  assert_float_equal(z.part_rows, 5, 0);
+  assert_float_equal(z.rows, 30, 1e-9);
+  assert_float_equal(z.parts, 6, 1e-9);
+  assert_float_equal(z.tasks, 17, 0);
+  r = rule_of("streaming-nopart", p.target_partition_bytes);
+  sl_plan_task_sizing(&p, 1, &r, &z);
+  assert_float_equal(z.rows, 5, 0);
+  assert_float_equal(z.tasks, 100, 0);
+  /* cuts of 14 and the rest of each 16-row task: 14 + 2 + 14 + 2 = 32 */
+  sized(&w, &p, 4, 16, 602112, 8 * MB, 32);
+  r = rule_of("streaming", p.target_partition_bytes);
+  sl_plan_task_sizing(&p, 1, &r, &z);
+  assert_float_equal(z.cut_rows, 14, 0);
+  assert_float_equal(z.part_rows, 8, 1e-9);
+  assert_float_equal(z.rows, 32, 1e-9);
+  assert_float_equal(z.tasks, 2, 0);
+  /* batch: one partition per upstream task, 16 rows: two make a batch */
+  r = rule_of("batch", p.target_partition_bytes);
+  sl_plan_task_sizing(&p, 1, &r, &z);
+  assert_true(isinf(z.cut_rows));
+  assert_float_equal(z.part_rows, 16, 0);
+  assert_float_equal(z.rows, 32, 1e-9);
+  /* partitions bigger than a batch: one each, whatever the batch */
+  sized(&w, &p, 10, 1000, 196608, 128 * MB, 128);
+  r = rule_of("streaming", p.target_partition_bytes);
+  sl_plan_task_sizing(&p, 1, &r, &z);
+  assert_float_equal(z.cut_rows, 652, 0); /* 128 MB of 196,608-byte rows */
+  assert_float_equal(z.rows_min, 348, 0);
+  assert_float_equal(z.rows_max, 652, 0);
+  assert_float_equal(z.rows, 500, 1e-9);
+  assert_float_equal(z.tasks, 20, 0);
+}
+
+/* A plain map under streaming batch gathers what is queued when it starts:
+ * its count is a range; batch and stream keep one partition per task. */
+static void test_task_sizing_of_a_gathering_map(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_plan p;
+  sl_task_sizing z;
+  sized(&w, &p, 200, 3, 10e3, 100e3, 0);
+  sl_sizing_rule r = rule_of("streaming", p.target_partition_bytes);
+  sl_plan_task_sizing(&p, 1, &r, &z);
+  assert_float_equal(z.rows, 9, 1e-9);
+  assert_float_equal(z.tasks, 67, 0);
+  assert_float_equal(z.tasks_max, 200, 0);
+  const char *one_each[] = {"batch", "stream", "streaming-nopart"};
+  for (int m = 0; m < 3; m++) {
+    r = rule_of(one_each[m], p.target_partition_bytes);
+    sl_plan_task_sizing(&p, 1, &r, &z);
+    assert_float_equal(z.rows, 3, 0);
+    assert_float_equal(z.tasks, 200, 0);
+  }
+  char buf[4096];
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  r = rule_of("streaming", p.target_partition_bytes);
+  sl_plan_print_sized(&p, NULL, &r, "streaming", f);
+  fclose(f);
+  assert_non_null(strstr(buf, "67-200*"));
+  assert_non_null(strstr(buf, "decided\n    at run time, from 67 tasks"));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -395,6 +508,9 @@ int main(void)
     cmocka_unit_test(test_typical_rows_fig9),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_print),
+    cmocka_unit_test(test_batch_gains),
+    cmocka_unit_test(test_task_sizing_follows_partitions),
+    cmocka_unit_test(test_task_sizing_of_a_gathering_map),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,7 @@ if sl_quick; then
 fi
 sim_ideal=$(sl_bound "$spec" "$cluster")
 
+sl_expect $(($(sl_words $sim_sizes) + $(sl_words $real_sizes)))
 for k in $sim_sizes; do
   s=$OUT/specs/sim-${k}MB.ini
   sl_spec "$spec" "$s" workload name "fig10a-${k}MB" workload target_partition "${k}MB" \

@@ -40,6 +40,7 @@ nic = 15Gbps
 INI
   echo "$c"
 }
+sl_expect "$(sl_words $nodes)"
 for n in $nodes; do
   s=$OUT/specs/fig10b-$n.ini
   sl_spec "$EXP_DIR/fig10b.ini" "$s" workload name "fig10b-$n" read tasks $((40 * n))

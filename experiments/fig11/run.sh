@@ -33,6 +33,7 @@ case_pair() { # COMMAND(sim|run) ENGINE(sim|real) WORKLOAD -> results rows
   sl_add "static 4:4" "8 CPU" jct_s "$sta" s "$engine"
   sl_add "dynamic vs static 4:4" "8 CPU" jct_reduction_pct "$(sl_calc "(1 - $dyn / $sta) * 100")" % "$engine"
 }
+sl_expect 4 # two models, simulated and real
 case_pair sim sim "$sim_workload"
 case_pair run real "$real_workload"
 # The ideal from the stage costs: static is bound by stage 2 on 4 slots

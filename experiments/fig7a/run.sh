@@ -23,6 +23,7 @@ cluster_for() { # GPUS -> a copy of cluster.ini with that many
   echo "$c"
 }
 
+sl_expect $(($(sl_words $gpus) + 1))
 for g in $gpus; do
   sl_exec sim "$OUT/runs/streaming-${g}gpu" "$spec" --cluster "$(cluster_for "$g")" --model streaming --no-tasks
 done

@@ -23,6 +23,7 @@ if sl_quick; then
 fi
 optimum=$(sl_bound "$workload" "$cluster")
 
+sl_expect "$(sl_words $MODELS)"
 for m in $MODELS; do
   # --no-tasks: 64,535 videos make a tasks.csv of tens of MB that no figure reads
   sl_exec sim "$OUT/runs/$m" "$workload" --cluster "$cluster" --model "$m" --no-tasks

@@ -40,6 +40,7 @@ scenario_fail() {
 scenario_name() {
   case $1 in none) echo "no failure" ;; kill) echo "worker kill" ;; node) echo "node loss + rejoin" ;; esac
 }
+sl_expect 6 # two models x three scenarios
 for m in streaming stream; do
   for sc in none kill node; do
     d=$OUT/runs/$m-$sc

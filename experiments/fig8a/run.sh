@@ -39,6 +39,7 @@ case_() { # MODEL X SPEC CLUSTER DIR
   sl_add "$m" "$x" throughput_rows_s "$tput" images/s sim
   sl_add "$m" "$x" pct_of_max "$(sl_div "$tput" "$gpu_max" 100)" % sim
 }
+sl_expect 5
 case_ streaming "local, 1 node" "$local_spec" g5.ini streaming-local
 case_ streaming "S3, 1 node" "$s3_spec" g5-s3.ini streaming-s3
 case_ streaming "S3, + CPU node" "$s3_spec" g5-s3-cpu.ini streaming-s3-cpu

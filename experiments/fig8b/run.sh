@@ -71,6 +71,7 @@ rm -f "$spec/.embed.ini" "$spec/.train.ini"
 sl_spec "$sd" "$spec/sd-dataloader-epoch.ini" workload name sd-dataloader encode accelerator a100
 sl_spec "$sd" "$spec/sd-unpinned-epoch.ini" workload name sd-unpinned train accelerator "a100, a10g"
 
+sl_expect 4
 for job in dataloader:$p4de_cluster embed:$p4de_cluster train:$p4de_cluster \
   streaming:$streaming_cluster; do
   sl_exec sim "$OUT/runs/${job%%:*}" "$spec/sd-${job%%:*}.ini" --cluster "${job#*:}" --model streaming \

@@ -78,6 +78,8 @@ sim_dir() { echo "$OUT/runs/sim-$1-${2}GB"; }
 real_dir() { echo "$OUT/runs/real-$1-${2}GB"; }
 
 # --- simulated at paper scale: every model and budget (0.1 s each) ---------
+# (the real runs below are counted here too: models x limits of each)
+sl_expect $(($(sl_words $MODELS) * $(sl_words $LIMITS) + $(sl_words $MODELS) * $(sl_words $(sl_quick && echo 16 || echo $LIMITS))))
 for m in $MODELS; do
   for l in $LIMITS; do
     read -r store cpus gpus < <(setup "$m" "$l")

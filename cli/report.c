@@ -1,0 +1,26 @@
+/* What `sluice run` and `sluice sim` print about a run's memory: the store
+ * of the node that peaked, beside its own budget, every group's on a mixed
+ * cluster, and whether the time of spilled bytes is in the JCT. */
+#include "report.h"
+
+#include "workloads/units.h"
+
+void sl_cli_print_stores(FILE *f, const sl_summary *s)
+{
+  char peak[SL_FORMAT_MAX], budget[SL_FORMAT_MAX], spilled[SL_FORMAT_MAX];
+  fprintf(f, "  peak store    %s of %s budget on %s, spilled %s%s\n",
+          sl_format_size(s->peak_node_store_bytes, peak, sizeof peak),
+          sl_format_size(s->peak_node_budget_bytes, budget, sizeof budget), s->peak_store_node_name,
+          sl_format_size(s->spilled_bytes, spilled, sizeof spilled), s->oom ? ", OOM" : "");
+  /* one group: the line above says it all */
+  for (int g = 0; s->ngroups > 1 && g < s->ngroups; g++) {
+    const sl_group_store *gs = &s->groups[g];
+    fprintf(f, "  %-13s %s: %s of %s per node, most on %s.%d (%d node%s)\n", g == 0 ? "by group" : "", gs->name,
+            sl_format_size(gs->peak_bytes, peak, sizeof peak), sl_format_size(gs->budget_bytes, budget, sizeof budget),
+            gs->name, gs->peak_index, gs->nodes, gs->nodes == 1 ? "" : "s");
+  }
+  if (s->spill_time == SL_SPILL_NOT_MODELLED)
+    fprintf(f, "  spill time    not modelled: the %s spilled cost no time (node specs carry no disk;\n"
+               "                --spill-bandwidth BW charges every write and read back)\n",
+            sl_format_size(s->spilled_bytes, spilled, sizeof spilled));
+}
