@@ -99,7 +99,12 @@ check "a killed run's summary says it had started" grep -q "started; not finishe
 check "a complete run first" test "$(summary_field again complete)" = 1
 "$sluice" run fig9-small "${fig9[@]}" --time-scale 0.1 --out again >/dev/null 2>&1 &
 pid=$!
-sleep 0.5
+# killed once it has begun (its summary says so), however slow its start
+# (a sanitized build on a loaded machine took over 0.5 s to get there)
+for _ in $(seq 100); do
+  [ "$(summary_field again complete 2>/dev/null)" = 0 ] && break
+  sleep 0.05
+done
 kill -9 $pid
 wait $pid 2>/dev/null
 check "killed over it: the summary is the new run's, incomplete" after_kill again
