@@ -31,20 +31,6 @@ static void sl__msg(char *err, size_t errlen, const char *fmt, ...)
   va_end(ap);
 }
 
-static void sl__trim_copy(char *dst, size_t n, const char *s, size_t len)
-{
-  while (len > 0 && isspace((unsigned char)*s)) {
-    s++;
-    len--;
-  }
-  while (len > 0 && isspace((unsigned char)s[len - 1]))
-    len--;
-  if (len >= n)
-    len = n - 1;
-  memcpy(dst, s, len);
-  dst[len] = '\0';
-}
-
 /* The file name without folders and extension: the default spec name. */
 static void sl__stem(char *dst, size_t n, const char *path)
 {
@@ -52,7 +38,7 @@ static void sl__stem(char *dst, size_t n, const char *path)
   base = base ? base + 1 : path;
   const char *dot = strrchr(base, '.');
   size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-  sl__trim_copy(dst, n, base, len);
+  sl_ini_trim_copy(dst, n, base, len);
 }
 
 static void sl__warn(sl_spec_warnings *warn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -232,7 +218,7 @@ static int sl__parse_accels(sl_ini *ini, const char *value, sl_accel_set *out, i
     const char *comma = strchr(s, ',');
     size_t len = comma ? (size_t)(comma - s) : strlen(s);
     char name[SL__LINE_MAX];
-    sl__trim_copy(name, sizeof name, s, len);
+    sl_ini_trim_copy(name, sizeof name, s, len);
     if (!*name)
       return sl_ini_fail(ini, line, "empty accelerator name in '%s' (expected labels such as "
                          "'a100' or 'a10g, a100')", value);
@@ -573,7 +559,7 @@ static int sl__cl_section(sl_ini *ini, const char *name, int line)
   }
   if (strncmp(name, "group", 5) == 0 && (name[5] == '\0' || isspace((unsigned char)name[5]))) {
     char group[SL__LINE_MAX];
-    sl__trim_copy(group, sizeof group, name + 5, strlen(name + 5));
+    sl_ini_trim_copy(group, sizeof group, name + 5, strlen(name + 5));
     return sl__cl_group(ini, p, group, line);
   }
   return sl_ini_fail(ini, line, "unknown section [%s] (expected [cluster] or [group NAME])", name);

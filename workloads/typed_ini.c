@@ -114,7 +114,7 @@ const char *sl_ini_key_at(const sl_ini *ini, int i, int *line)
   return ini->keys[i].name;
 }
 
-static void sl__trim_copy(char *dst, size_t n, const char *s, size_t len)
+void sl_ini_trim_copy(char *dst, size_t n, const char *s, size_t len)
 {
   while (len > 0 && isspace((unsigned char)*s)) {
     s++;
@@ -134,7 +134,7 @@ static int sl__begin_section(sl_ini *ini, const char *line)
   if (!close)
     return 0; /* inih reports the malformed header */
   char name[INI_MAX_LINE];
-  sl__trim_copy(name, sizeof name, line + 1, (size_t)(close - line - 1));
+  sl_ini_trim_copy(name, sizeof name, line + 1, (size_t)(close - line - 1));
   if (ini->in_section && ini->ops->end(ini) != 0)
     return ini->rc;
   ini->in_section = true;

@@ -198,4 +198,8 @@ void sl_ini_write_reference(const sl_ini_schema *s, FILE *f);
 /** @brief The name of a type for the reference ("time", "size", ...). */
 const char *sl_ini_type_name(sl_ini_type type);
 
+/** @brief Copies @p len bytes of @p s into @p dst (@p n bytes) without leading
+ *  and trailing white space, cut to fit. */
+void sl_ini_trim_copy(char *dst, size_t n, const char *s, size_t len);
+
 #endif
