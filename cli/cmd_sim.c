@@ -220,6 +220,7 @@ static void print_summary(const sl_sim_result *r, const sl_cluster *c, const cha
   printf("  rows          %.0f of %.0f delivered%s%s\n", m->rows, m->expected_rows,
          m->complete ? ", complete" : ", INCOMPLETE: ", m->complete ? "" : m->note);
   sl_cli_print_stores(stdout, m);
+  sl_cli_print_idle(stdout, m);
   printf("  tasks         %lld launched, %lld retried; lost partitions %lld; checkpoints %lld, rollbacks %lld\n",
          (long long)m->tasks, (long long)m->retried_tasks, (long long)m->lost_partitions, (long long)m->checkpoints,
          (long long)m->rollbacks);

@@ -24,3 +24,34 @@ void sl_cli_print_stores(FILE *f, const sl_summary *s)
                "                --spill-bandwidth BW charges every write and read back)\n",
             sl_format_size(s->spilled_bytes, spilled, sizeof spilled));
 }
+
+static void print_class(FILE *f, const char *label, const sl_idle_breakdown *b)
+{
+  if (!(b->capacity_s > 0))
+    return;
+  int order[SL_IDLE_NREASONS];
+  for (int r = 0; r < SL_IDLE_NREASONS; r++)
+    order[r] = r;
+  for (int i = 1; i < SL_IDLE_NREASONS; i++) /* largest first */
+    for (int j = i; j > 0 && b->idle_s[order[j]] > b->idle_s[order[j - 1]]; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  fprintf(f, "  %-13s %.1f%% busy", label, 100 * b->busy_s / b->capacity_s);
+  const char *sep = "; idle: ";
+  for (int i = 0; i < SL_IDLE_NREASONS; i++) {
+    double pct = 100 * b->idle_s[order[i]] / b->capacity_s;
+    if (pct < 0.1)
+      continue;
+    fprintf(f, "%s%s %.1f%%", sep, sl_idle_reason_name((sl_idle_reason)order[i]), pct);
+    sep = ", ";
+  }
+  fputc('\n', f);
+}
+
+void sl_cli_print_idle(FILE *f, const sl_summary *s)
+{
+  print_class(f, "CPU time", &s->cpu_time);
+  print_class(f, "GPU time", &s->gpu_time);
+}

@@ -17,4 +17,11 @@
  */
 void sl_cli_print_stores(FILE *f, const sl_summary *s);
 
+/**
+ * @brief Prints where the CPU (and GPU) capacity went: the share busy and
+ *        the shares idle by reason, largest first, leaving out those under
+ *        0.1%. Prints nothing for a class the cluster does not have.
+ */
+void sl_cli_print_idle(FILE *f, const sl_summary *s);
+
 #endif

@@ -847,6 +847,7 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   t->cpu = op->cpu;
   t->gpu = op->gpu;
   t->start = now;
+  t->paused_s = 0;
   t->nemitted = 0;
   t->out_bytes = 0;
   nd->cpu_free -= op->cpu;
@@ -1232,6 +1233,7 @@ static bool check_stall(sl_core *c, double now)
 static void observe_event(sl_core *c, sl_event_kind kind, double now, sl_task_id task, int64_t rows, double bytes,
                           int node)
 {
+  sl__idle_advance(c, now);
   note_progress(c, now);
   if (!c->observer)
     return;
@@ -1293,6 +1295,7 @@ int sl_core_start(sl_core *c, double now)
     return SL_ESTATE;
   c->started = true;
   c->now = now;
+  c->idle.last = now;
   after_event(c, now);
   return 0;
 }
@@ -1441,6 +1444,8 @@ int sl_core_finished(sl_core *c, double now, sl_task_id id)
   c->now = now;
   sl__task *t = &c->tasks[id];
   release(c, t);
+  /* a re-run of work that had finished repeats it: the failure's cost */
+  sl__idle_attempt_end(c, t, now, origin_of(c, t)->finished_once);
   t->state = SL__T_DONE;
   c->active--;
   c->ops[t->op].active--;
@@ -1464,6 +1469,7 @@ int sl_core_finished(sl_core *c, double now, sl_task_id id)
 static void fail_attempt(sl_core *c, double now, sl__task *t)
 {
   release(c, t);
+  sl__idle_attempt_end(c, t, now, true);
   t->state = SL__T_DEAD;
   c->active--;
   c->ops[t->op].active--;
@@ -1619,7 +1625,6 @@ bool sl_core_task_live(const sl_core *c, sl_task_id t)
 
 void sl__reset_all(sl_core *c, double now)
 {
-  (void)now;
   for (uint32_t i = 0; i < c->ntasks; i++) {
     sl__task *t = &c->tasks[i];
     if (t->state == SL__T_RUNNING) {
@@ -1627,6 +1632,7 @@ void sl__reset_all(sl_core *c, double now)
                        .slot = t->slot, .attempt = t->attempt, .part = SL_NONE};
       sl__push(c, &d);
       release(c, t);
+      sl__idle_attempt_end(c, t, now, true);
       c->stats.tasks_failed++;
     }
     if (t->state == SL__T_RUNNING || t->state == SL__T_QUEUED || t->state == SL__T_BLOCKED) {

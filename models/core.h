@@ -312,6 +312,38 @@ typedef struct {
 
 void sl_core_get_stats(const sl_core *c, sl_core_stats *out);
 
+/** @brief Why capacity sat idle. Held capacity that did no work counts too:
+ *  a paused attempt is backpressure, an attempt receiving its inputs is
+ *  transfer, a failed, cancelled or repeated attempt is failure. */
+typedef enum {
+  SL_IDLE_ADMISSION,    /**< work was ready and fitted, the model chose not to start it */
+  SL_IDLE_BACKPRESSURE, /**< attempts paused for memory; free while the node's store was full */
+  SL_IDLE_INPUT,        /**< no work ready that this node could run */
+  SL_IDLE_TRANSFER,     /**< attempts receiving their inputs (sl_core_note_transfer()) */
+  SL_IDLE_FAILURE,      /**< lost nodes, failed or cancelled attempts, lineage re-runs of finished work */
+  SL_IDLE_PACKING,      /**< work was ready, but no task of it fitted what was left of the node */
+  SL_IDLE_NREASONS
+} sl_idle_reason;
+
+/** @brief Capacity-seconds (CPU-seconds or GPU-seconds) of a run so far:
+ *  capacity_s = busy_s + the sum of idle_s. */
+typedef struct {
+  double capacity_s;
+  double busy_s;
+  double idle_s[SL_IDLE_NREASONS];
+} sl_idle_breakdown;
+
+/** @brief Where the CPU (or GPU) capacity of the whole cluster went, from
+ *  the start to the last event. */
+void sl_core_idle(const sl_core *c, bool gpu, sl_idle_breakdown *out);
+
+/** @brief The word for @p r in summaries ("admission", ...); NULL past the last. */
+const char *sl_idle_reason_name(sl_idle_reason r);
+
+/** @brief An engine's measure: attempt @p task spent @p seconds receiving
+ *  its inputs while holding its slot. Only accounts; decides nothing. */
+int sl_core_note_transfer(sl_core *c, sl_task_id task, double seconds);
+
 /** @brief Per-operator view for progress lines and timelines. */
 typedef struct {
   int running;

@@ -70,6 +70,7 @@ typedef struct {
   int64_t out_rows;    /**< origin: rows its attempts make (see out_rows_of()) */
   double bytes;
   double start;
+  double paused_s;     /**< seconds this attempt was paused for memory (idle.c) */
   double pending_bytes;/**< size of the refused emission */
   double out_bytes;    /**< bytes emitted by this attempt */
   double cpu, gpu;     /**< resources held while running */
@@ -105,6 +106,18 @@ typedef struct {
   double sum_time, sum_out_bytes, sum_in_bytes, sum_out_parts, sum_in_rows;
   int rr_next;         /**< static placement: next downstream instance */
 } sl__op;
+
+/** @brief The capacity account (idle.c): capacity-seconds by class. */
+enum { SL__IDLE_CPU, SL__IDLE_GPU };
+typedef struct {
+  double last;                          /**< time charged up to */
+  double capacity[2];                   /**< of every node, alive or not */
+  double held[2];                       /**< held by running attempts */
+  double paused[2];                     /**< of that, by paused attempts */
+  double wasted[2];                     /**< worked by attempts whose work was thrown away */
+  double transfer[2];                   /**< engine-reported input transfer */
+  double s[2][SL_IDLE_NREASONS];        /**< free capacity (and lost nodes) by reason */
+} sl__idle;
 
 struct sl_core_s;
 
@@ -170,6 +183,7 @@ struct sl_core_s {
   bool started, done, failed;
   double now;
   sl_core_stats stats;
+  sl__idle idle;
   double *split_rows;    /**< rows delivered per split (rolled back with the sink) */
   int64_t nsplits;
 };
@@ -264,6 +278,13 @@ bool sl__batch_free(const struct sl_core_s *c, int op);
 
 /** @brief Resumes every waiting task of @p op: they retry their emission. */
 void sl__resume_op(struct sl_core_s *c, int op);
+
+/** @brief Charges the time since the last event to the condition the
+ *  cluster was in (idle.c); call before an event changes anything. */
+void sl__idle_advance(struct sl_core_s *c, double now);
+
+/** @brief Attempt @p t ended at @p now; @p wasted: its work was thrown away. */
+void sl__idle_attempt_end(struct sl_core_s *c, const sl__task *t, double now, bool wasted);
 
 /** @brief Drops every partition and attempt: the stream model's rollback. */
 void sl__reset_all(struct sl_core_s *c, double now);

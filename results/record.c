@@ -247,6 +247,8 @@ void sl_summary_from_core(sl_summary *s, const sl_core *core)
   s->rows_rolled_back = st.rows_rolled_back;
   s->first_output_s = st.first_output_s;
   s->oom = st.oom;
+  sl_core_idle(core, false, &s->cpu_time);
+  sl_core_idle(core, true, &s->gpu_time);
 }
 
 /* Per group: the budget of a node, and which of its nodes held the most.
@@ -404,7 +406,19 @@ static const char *summary_cols[] = {
   "group_stores", "peak_rss_bytes", "spilled_bytes", "spill_time", "tasks", "retried_tasks", "lost_partitions",
   "oom", "complete", "accelerator", "sink_checksum", "rows", "expected_rows", "first_output_s", "checkpoints",
   "rollbacks", "rows_rolled_back", "errored_rows", "cpu_slots", "gpu_slots", "gpu_operators", "note", "faults_applied",
-  "faults_not_applied", NULL};
+  "faults_not_applied", "cpu_capacity_s", "cpu_busy_s", "cpu_idle_admission_s", "cpu_idle_backpressure_s",
+  "cpu_idle_input_s", "cpu_idle_transfer_s", "cpu_idle_failure_s", "cpu_idle_packing_s", "gpu_capacity_s", "gpu_busy_s",
+  "gpu_idle_admission_s", "gpu_idle_backpressure_s", "gpu_idle_input_s", "gpu_idle_transfer_s", "gpu_idle_failure_s",
+  "gpu_idle_packing_s", NULL};
+
+/* The capacity account's columns, in summary_cols' order. */
+static void field_time(csv_out *o, const sl_idle_breakdown *b)
+{
+  field_num(o, b->capacity_s);
+  field_num(o, b->busy_s);
+  for (int r = 0; r < SL_IDLE_NREASONS; r++)
+    field_num(o, b->idle_s[r]);
+}
 
 /* "GROUP=PEAK/BUDGET@GROUP.INDEX;..." (bytes): every group's store in one
  * field, its peak node named as a --fail schedule names it. */
@@ -472,6 +486,8 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   field_str(&o, s->note);
   field_i64(&o, s->faults_applied);
   field_str(&o, s->faults_not_applied);
+  field_time(&o, &s->cpu_time);
+  field_time(&o, &s->gpu_time);
   end_row(&o);
   return sl_atomic_commit(&tmp, true, err, errlen);
 }

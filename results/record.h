@@ -82,6 +82,7 @@ typedef struct {
   int64_t faults_applied;       /**< faults (scheduled or random) that changed the run */
   char faults_not_applied[320]; /**< the scheduled ones that did not, and why
                                      (sl_fault_log_describe()); "" when none */
+  sl_idle_breakdown cpu_time, gpu_time; /**< where the capacity went (sl_core_idle()) */
 } sl_summary;
 
 typedef struct sl_recorder_s sl_recorder;

@@ -511,7 +511,13 @@ static void run_attempt(slot_t *w)
     crash_at_start(w);
     return;
   }
+  double fetch_start = simgrid_get_clock();
   fetch_inputs(w);
+  if (!still_mine(w, task))
+    return;
+  double fetched = simgrid_get_clock() - fetch_start;
+  if (fetched > 0)
+    sl_core_note_transfer(s->core, task, fetched);
   if (w->nflush == 0)
     execute(w, w->chunk_flops);
   while (w->next < w->nflush) {

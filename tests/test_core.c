@@ -866,6 +866,116 @@ static void test_pins_hold_in_every_model(void **state)
  * output): before per-node backpressure, 2.6x the bound. */
 #define PNB_TASKS 400
 #define PNB_STORE_MB 10
+/* Checks one run's capacity account: every CPU-second of every node, from
+ * the start to the end, is busy or idle for one reason, none negative. */
+static void assert_idle_adds_up(const harness *h, double cpu_total, double jct)
+{
+  sl_idle_breakdown b;
+  sl_core_idle(h->core, false, &b);
+  double sum = b.busy_s;
+  for (int r = 0; r < SL_IDLE_NREASONS; r++) {
+    assert_true(b.idle_s[r] >= 0);
+    sum += b.idle_s[r];
+  }
+  assert_true(b.busy_s > 0);
+  assert_float_equal(b.capacity_s, cpu_total * jct, 1e-6 * b.capacity_s);
+  assert_float_equal(sum, b.capacity_s, 1e-6 * b.capacity_s);
+}
+
+/* Where capacity went, in every model, with and without a lost node: the
+ * account adds up, a failure-free run charges nothing to failure, and a
+ * node lost for good charges at least its capacity from then to the end. */
+static void test_idle_accounts_for_every_second(void **state)
+{
+  (void)state;
+  const char *models[] = {"streaming", "streaming-plus", "static", "batch", "stream"};
+  sl_workload w;
+  fig9_small(&w);
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  many_nodes(&cl, 2, 4, 2, 400 * MB);
+  for (size_t m = 0; m < sizeof models / sizeof *models; m++)
+    for (int lose = 0; lose < 2; lose++) {
+      sl_core_opts o = model(models[m]);
+      harness h = {0};
+      if (lose)
+        h_push(&h, 14.0, H_NODE_LOST, 0, 1);
+      double jct = h_run(&h, &plan, &cl, &o, 1e5);
+      assert_true(jct > 0);
+      assert_idle_adds_up(&h, 8, jct);
+      sl_idle_breakdown b;
+      sl_core_idle(h.core, false, &b);
+      if (lose)
+        assert_true(b.idle_s[SL_IDLE_FAILURE] >= 4 * (jct - 14.0) - 1e-6);
+      else
+        assert_float_equal(b.idle_s[SL_IDLE_FAILURE], 0, 1e-12);
+      h_free(&h);
+    }
+  sl_cluster_free(&cl);
+}
+
+/* The reasons name the cause: a pipeline fed by one source task at a time
+ * leaves its map's CPUs idle for want of input; the batch model's stage
+ * barrier holds the GPU's ready input back (admission); an engine's transfer time
+ * moves out of busy. */
+static void test_idle_names_the_cause(void **state)
+{
+  (void)state;
+  sl_workload w;
+  memset(&w, 0, sizeof w);
+  snprintf(w.name, sizeof w.name, "starved");
+  w.target_partition_bytes = 1 * MB;
+  sl_op_spec *r = add_op(&w, "read", SL_OP_SOURCE, 1, 0);
+  r->tasks = 8;
+  r->rows_per_task = 4;
+  r->out_row_bytes = 0.25 * MB;
+  r->time_per_row = 0.5;
+  r->concurrency = 1;
+  sl_op_spec *m = add_op(&w, "map", SL_OP_MAP, 1, 0);
+  m->time_per_row = 0.01;
+  m->out_row_bytes = 100;
+  add_op(&w, "sink", SL_OP_SINK, 0, 0);
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  many_nodes(&cl, 1, 8, 0, 400 * MB);
+  sl_core_opts o = model("streaming");
+  harness h = {0};
+  double jct = h_run(&h, &plan, &cl, &o, 1e5);
+  assert_true(jct > 0);
+  assert_idle_adds_up(&h, 8, jct);
+  sl_idle_breakdown b;
+  sl_core_idle(h.core, false, &b);
+  assert_true(b.idle_s[SL_IDLE_INPUT] > 0.5 * b.capacity_s);
+
+  double busy = b.busy_s;
+  assert_int_equal(sl_core_note_transfer(h.core, 0, 0.25), 0);
+  assert_int_equal(sl_core_note_transfer(h.core, 1u << 30, 0.25), SL_EINVAL);
+  sl_core_idle(h.core, false, &b);
+  assert_float_equal(b.idle_s[SL_IDLE_TRANSFER], 0.25, 1e-9);
+  assert_float_equal(b.busy_s, busy - 0.25, 1e-9);
+  h_free(&h);
+
+  sl_workload w9;
+  fig9_small(&w9);
+  sl_plan p9;
+  build(&p9, &w9);
+  many_nodes(&cl, 2, 4, 2, 400 * MB);
+  double admission[2];
+  const char *models[] = {"streaming", "batch"};
+  for (int k = 0; k < 2; k++) {
+    o = model(models[k]);
+    harness hb = {0};
+    assert_true(h_run(&hb, &p9, &cl, &o, 1e5) > 0);
+    sl_core_idle(hb.core, true, &b); /* the GPU waits out the CPU stage */
+    admission[k] = b.idle_s[SL_IDLE_ADMISSION];
+    h_free(&hb);
+  }
+  assert_true(admission[1] > 0.1 * b.capacity_s && admission[1] > admission[0]);
+  sl_cluster_free(&cl);
+}
+
 static void test_per_node_store_backpressure(void **state)
 {
   (void)state;
@@ -1018,6 +1128,8 @@ int main(void)
     cmocka_unit_test(test_pins_hold_in_every_model),
     cmocka_unit_test(test_pin_to_missing_label),
     cmocka_unit_test(test_per_node_store_backpressure),
+    cmocka_unit_test(test_idle_accounts_for_every_second),
+    cmocka_unit_test(test_idle_names_the_cause),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
