@@ -3,7 +3,10 @@
 # cases (sluice zoo), simulates each under every model, and writes
 #   OUTDIR/zoo.csv     one row per case and model: case, model, jct_s,
 #                      bound_s, pct_of_bound, peak_store, spilled_bytes,
-#                      complete, budget_parts_per_node, tasks, exit
+#                      complete, budget_parts_per_node, tasks, exit,
+#                      cpu_time and gpu_time ("BUSY%;REASON:IDLE%": the
+#                      share busy and the largest idle reason, summary.csv's
+#                      capacity account)
 #   OUTDIR/zoo.png/.svg the distribution of % of bound, one curve per model
 # and prints per model the median and 10th percentile of % of bound, the
 # runs that beat their bound (pct > 100.5: the bound is then NOT a lower
@@ -90,11 +93,20 @@ awk -v out="$out" '
     }
     nh = split(hdr, h, ","); split(row, v, ",")
     for (i = 1; i <= nh; i++) col[h[i]] = v[i]
-    printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", name, model, col["jct_s"], col["bound_s"],
+    printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", name, model, col["jct_s"], col["bound_s"],
            col["pct_of_bound"], col["peak_node_store_bytes"], col["spilled_bytes"], col["complete"],
-           budget[name], col["tasks"], rc
+           budget[name], col["tasks"], rc, where_time("cpu"), where_time("gpu")
   }
-  BEGIN { FS = ","; print "case,model,jct_s,bound_s,pct_of_bound,peak_store,spilled_bytes,complete,budget_parts_per_node,tasks,exit" }
+  # "busy%;top idle reason:%" of one resource class, empty when the cluster has none
+  function where_time(k,   cap, r, top, best, i, n) {
+    cap = col[k "_capacity_s"] + 0
+    if (cap <= 0) return ""
+    n = split("admission backpressure input transfer failure packing", r, " ")
+    best = -1
+    for (i = 1; i <= n; i++) if (col[k "_idle_" r[i] "_s"] + 0 > best) { best = col[k "_idle_" r[i] "_s"] + 0; top = r[i] }
+    return sprintf("%.1f;%s:%.1f", 100 * col[k "_busy_s"] / cap, top, 100 * best / cap)
+  }
+  BEGIN { FS = ","; print "case,model,jct_s,bound_s,pct_of_bound,peak_store,spilled_bytes,complete,budget_parts_per_node,tasks,exit,cpu_time,gpu_time" }
 ' "$out/cases/index.csv" "$out/jobs.txt" >"$out/.zoo.csv.tmp"
 mv "$out/.zoo.csv.tmp" "$out/zoo.csv"
 
@@ -203,7 +215,11 @@ for m in streaming-plus streaming; do
 done
 [ -z "$focus" ] || awk -F, -v m="$focus" '
   FILENAME ~ /index\.csv$/ { if (FNR > 1) { d = $0; sub(/^[^"]*"/, "", d); sub(/"$/, "", d); desc[$1] = d }; next }
-  FNR > 1 && $2 == m && ($8 != 1 || $5 + 0 < 60) { low[++n] = sprintf("  %-9s %5.1f%%%s  %s", $1, ($8 == 1) ? $5 : 0, ($8 == 1) ? "" : " (incomplete)", desc[$1]) }
+  FNR > 1 && $2 == m && ($8 != 1 || $5 + 0 < 60) {
+    low[++n] = sprintf("  %-9s %5.1f%%%s  %s\n            CPU %s%s", $1, ($8 == 1) ? $5 : 0, ($8 == 1) ? "" : " (incomplete)",
+                       desc[$1], busy_idle($12), $13 == "" ? "" : ", GPU " busy_idle($13))
+  }
+  function busy_idle(f,   p) { split(f, p, ";"); return p[1] "% busy, most idle: " p[2] "%" }
   END {
     if (n == 0) { print m " reached 60% of the bound or more on every case."; exit }
     print n " case(s) where " m " is below 60% of its bound (or did not complete):"

@@ -315,6 +315,37 @@ static bool splits_batches(const sl_core *c, int op)
   return c->opts.streaming.bound_shares && sl__batch_free(c, op);
 }
 
+/* streaming-plus: an operator with a fixed cost per task waits until its
+ * queue holds rows enough to keep that cost under a tenth of the task's
+ * work (up to a target partition of them), while its producer is still
+ * making more. Launching each partition as it arrives pays the fixed cost
+ * per sliver: on many slots and a small store (zoo case 173: 157 ms a task
+ * over 9 rows) that overhead becomes the bottleneck. It never waits while
+ * any attempt is paused for memory: consuming is what frees the store
+ * (zoo case 135 held paused producers for minutes), nor when its producer
+ * has nothing running: then nothing more comes soon. */
+static bool waits_to_amortise(const sl_core *c, int op)
+{
+  if (!c->opts.streaming.bound_shares)
+    return false;
+  double want = sl__amortising_rows(c, op);
+  if (!(want > 1))
+    return false;
+  const sl_pop *o = &c->plan->ops[op];
+  if (o->in_row_bytes > 0)
+    want = fmin(want, floor(c->plan->target_partition_bytes / o->in_row_bytes));
+  if (want <= 1 || c->ops[op - 1].running == 0)
+    return false;
+  for (int i = 0; i < c->nops; i++)
+    if (c->ops[i].waiting > 0)
+      return false; /* a paused producer needs consumers now, not later */
+  const sl__op *s = &c->ops[op];
+  int64_t rows = 0;
+  for (uint32_t k = 0; k < sl__idq_len(&s->inq) && rows < want; k++)
+    rows += c->parts[sl__idq_at(&s->inq, k)].rows;
+  return rows < want;
+}
+
 static bool has_input(const sl_core *c, int op)
 {
   const sl__op *s = &c->ops[op];
@@ -335,7 +366,7 @@ static bool has_input(const sl_core *c, int op)
       rows += c->parts[sl__idq_at(&s->inq, k)].rows;
     return rows >= want || sl__op_drained(c, op - 1);
   }
-  return true;
+  return !waits_to_amortise(c, op);
 }
 
 static bool fits_somewhere(const sl_core *c, int op)
