@@ -502,6 +502,47 @@ static void test_cost_file_errors(void **state)
   expect_cost_error("# only comments\n", "1", "no [operator]");
 }
 
+/* A calibrated file (a cost per task and per row, none per batch) keeps a
+ * batch operator's shape: its fixed cost is split between task and batch
+ * as the spec splits it, so an operator whose batches cost time is not
+ * turned into one whose batches are free (the policy cuts those). */
+static void test_cost_file_keeps_batch_shape(void **state)
+{
+  (void)state;
+  char err[512];
+  fixture f;
+  load_fig9_small(&f, 160 * MB);
+  sl_pop *batch = &f.plan.ops[1], *plain = &f.plan.ops[0];
+  batch->batch_size = 8;
+  batch->time_per_task = 0.1;
+  batch->time_per_batch = 0.3;
+  plain->batch_size = 0;
+  plain->time_per_batch = 0;
+  sl_sim_costs c = {.n = 2};
+  snprintf(c.ops[0].op, sizeof c.ops[0].op, "%s", batch->name);
+  c.ops[0].set = SL_COST_TIME_PER_TASK | SL_COST_TIME_PER_ROW;
+  c.ops[0].time_per_task = 0.8;
+  c.ops[0].time_per_row = 0.01;
+  snprintf(c.ops[1].op, sizeof c.ops[1].op, "%s", plain->name);
+  c.ops[1].set = SL_COST_TIME_PER_TASK;
+  c.ops[1].time_per_task = 0.5;
+  assert_int_equal(sl_sim_costs_apply(&c, &f.plan, err, sizeof err), 0);
+  assert_float_equal(batch->time_per_batch, 0.6, 1e-12);
+  assert_float_equal(batch->time_per_task, 0.2, 1e-12);
+  assert_float_equal(batch->time_per_row, 0.01, 1e-12);
+  assert_float_equal(plain->time_per_task, 0.5, 1e-12);
+  assert_float_equal(plain->time_per_batch, 0, 1e-12);
+
+  /* a file that gives the batch time sets it as it is */
+  c.n = 1;
+  c.ops[0].set = SL_COST_TIME_PER_BATCH;
+  c.ops[0].time_per_batch = 0.05;
+  assert_int_equal(sl_sim_costs_apply(&c, &f.plan, err, sizeof err), 0);
+  assert_float_equal(batch->time_per_batch, 0.05, 1e-12);
+  assert_float_equal(batch->time_per_task, 0.2, 1e-12);
+  sl_cluster_free(&f.cluster);
+}
+
 /* A calibrated file names its run folder in a comment, however long its path. */
 static void test_cost_file_long_source(void **state)
 {
@@ -722,6 +763,7 @@ int main(void)
     cmocka_unit_test(test_calibrate_after_backpressure),
     cmocka_unit_test(test_streaming_plus_paces_reads),
     cmocka_unit_test(test_cost_file_errors),
+    cmocka_unit_test(test_cost_file_keeps_batch_shape),
     cmocka_unit_test(test_cost_file_long_source),
     cmocka_unit_test(test_platform_xml),
     cmocka_unit_test(test_refused_options),
