@@ -1032,6 +1032,7 @@ typedef struct {
   const sl_pop *o;
   bool coalesce;
   bool split_batch; /* rows up to the batch size, by the bytes limit */
+  int64_t max_rows; /* > 0: no more rows than this (sl__take_rows) */
   sl_part_id buf[256];
   int n;
   int64_t rows;
@@ -1046,6 +1047,8 @@ static bool take_fits(const take_state *ts, const sl__part *p)
     return true;
   if (!ts->coalesce || ts->n == 256)
     return false;
+  if (ts->max_rows > 0)
+    return ts->rows + p->rows <= ts->max_rows;
   if (ts->o->batch_size > 0 && !ts->split_batch)
     return sl__batch_gains(ts->rows, p->rows, ts->o->batch_size);
   if (ts->o->batch_size > 0 && ts->rows + p->rows > ts->o->batch_size)
@@ -1107,12 +1110,27 @@ bool sl__batch_free(const sl_core *c, int op)
   return o->batch_size > 0 && !(o->time_per_batch > 0);
 }
 
+static sl_task_id assemble(sl_core *c, int op, take_state ts, int near);
+
 sl_task_id sl__take_inputs(sl_core *c, int op, bool coalesce, bool split_batch, int near)
 {
-  sl__op *s = &c->ops[op];
   take_state ts = {.c = c, .o = &c->plan->ops[op], .coalesce = coalesce};
   ts.split_batch = split_batch && sl__batch_free(c, op);
   ts.limit_bytes = coalesce_limit(c, op, ts.split_batch);
+  return assemble(c, op, ts, near);
+}
+
+sl_task_id sl__take_rows(sl_core *c, int op, int64_t max_rows, int near)
+{
+  take_state ts = {.c = c, .o = &c->plan->ops[op], .coalesce = true, .split_batch = true};
+  ts.max_rows = max_rows > 0 ? max_rows : 1;
+  return assemble(c, op, ts, near);
+}
+
+/* Assembles a task of @p op from its queue as @p ts allows. */
+static sl_task_id assemble(sl_core *c, int op, take_state ts, int near)
+{
+  sl__op *s = &c->ops[op];
   uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
   for (uint32_t k = 0; near >= 0 && k < window; k++) {
     sl_part_id pid = sl__idq_at(&s->inq, k);

@@ -266,6 +266,9 @@ double sl__target_bytes(const struct sl_core_s *c);
  *  @p split_batch: a batch operator whose batches are free (sl__batch_free)
  *  coalesces like a map, up to its batch size, instead of filling batches. */
 sl_task_id sl__take_inputs(struct sl_core_s *c, int op, bool coalesce, bool split_batch, int near);
+/** @brief Takes whole input partitions of @p op, oldest first (those on
+ *  @p near first), up to @p max_rows rows (at least one partition). */
+sl_task_id sl__take_rows(struct sl_core_s *c, int op, int64_t max_rows, int near);
 /** @brief How many tasks of @p op the live cluster could run at once (at
  *  least 1): its class's capacity over its request, within its cap. */
 double sl__op_instances(const struct sl_core_s *c, int op);

@@ -346,6 +346,29 @@ static bool waits_to_amortise(const sl_core *c, int op)
   return rows < want;
 }
 
+static double useful_instances(const sl_core *c, int i);
+
+/* streaming-plus: the rows a task of a batch operator whose batches cost
+ * time should take. Whole batches while there are at least as many of them
+ * left as slots to run them; fewer rows once there are not, so every slot
+ * gets a share (the bound's critical path assumes as much: zoo case 197's
+ * last 55 batches of 256 rows ran 47 s each on 30 of 122 GPUs). Never
+ * below the rows that make the batch's fixed time half the work. 0: not
+ * such an operator, or not streaming-plus. */
+static int64_t batch_rows_wanted(const sl_core *c, int op)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  if (!c->opts.streaming.bound_shares || op == 0 || o->batch_size <= 0 || !(o->time_per_batch > 0) ||
+      o->kind == SL_OP_ALL_TO_ALL)
+    return 0;
+  double expected = (double)c->plan->source_rows * c->plan->ops[op - 1].alpha_rows;
+  double left = expected - (double)c->ops[op].rows_launched;
+  double share = ceil(left / useful_instances(c, op));
+  double floor_rows = o->time_per_row > 0 ? ceil(o->time_per_batch / o->time_per_row) : o->batch_size;
+  double rows = fmin(o->batch_size, fmax(share, floor_rows));
+  return rows >= 1 ? (int64_t)rows : 1;
+}
+
 static bool has_input(const sl_core *c, int op)
 {
   const sl__op *s = &c->ops[op];
@@ -360,7 +383,8 @@ static bool has_input(const sl_core *c, int op)
     /* wait for a full batch unless nothing more is coming (a batch that
      * streaming-plus cuts does not wait: rows held back for a batch hold
      * store room that the operators upstream need, zoo case 154) */
-    double want = o->batch_size;
+    int64_t split = batch_rows_wanted(c, op);
+    double want = split > 0 ? split : o->batch_size;
     int64_t rows = 0;
     for (uint32_t k = 0; k < sl__idq_len(&s->inq) && rows < want; k++)
       rows += c->parts[sl__idq_at(&s->inq, k)].rows;
@@ -447,6 +471,9 @@ static sl_task_id make_task(sl_core *c, int op, int near)
     free(all);
     return first;
   }
+  int64_t rows = batch_rows_wanted(c, op);
+  if (rows > 0 && rows < c->plan->ops[op].batch_size)
+    return sl__take_rows(c, op, rows, near);
   return sl__take_inputs(c, op, sl__gathers(c, op), splits_batches(c, op), near);
 }
 
