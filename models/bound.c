@@ -35,9 +35,19 @@
  * fit: its work can only move to the groups it may run on.
  *
  * A GPU operator that also requests CPUs charges both classes for the same
- * task time. Node NICs are not modelled: the video and Fig. 9 shapes are
- * bound by slots, and where bytes land depends on a placement the bound does
- * not choose.
+ * task time.
+ *
+ *   (network)     for each group g with a NIC limit, each way:
+ *                   in:  X_g read_bytes + sum_i y_in[i][g] in_bytes_i <= count_g * nic_g
+ *                   out: sum_i y_out[i][g] out_bytes_i <= count_g * nic_g
+ *                 y_in[i][g] >= x[i][g] - x[i-1][g], y_out[i][g] >= x[i][g] - x[i+1][g]
+ *
+ * Only transfers no placement avoids are charged: work of operator i on g
+ * beyond what operator i-1 makes on g must have received its input, and
+ * all of it when i-1 cannot run on g (a GPU-only node under a CPU stage).
+ * The program picks the placement that moves least, so the bound stays
+ * below any schedule's; a real run on one machine moves no bytes over
+ * NICs, so only a simulation is held to this part.
  *
  * The bottleneck is the class (CPU, GPU, storage, concurrency caps) whose
  * constraints alone allow the least throughput, and within it the operator
@@ -53,9 +63,9 @@
 
 #include "error.h"
 
-enum { CLS_CPU, CLS_GPU, CLS_STORAGE, CLS_CONC, CLS_N };
+enum { CLS_CPU, CLS_GPU, CLS_STORAGE, CLS_NET, CLS_CONC, CLS_N };
 
-static const char *const class_name[CLS_N] = {"CPU", "GPU", "storage", "concurrency"};
+static const char *const class_name[CLS_N] = {"CPU", "GPU", "storage", "network", "concurrency"};
 
 /* Everything the program needs, derived from the plan and the cluster. */
 typedef struct {
@@ -66,6 +76,10 @@ typedef struct {
   double e[SL_MAX_OPS][SL_MAX_GROUPS][2];  /* slots one task occupies */
   double speed[SL_MAX_OPS][SL_MAX_GROUPS]; /* of the operator's class */
   bool fits[SL_MAX_OPS][SL_MAX_GROUPS];
+  double in_bytes[SL_MAX_OPS];             /* input bytes per source row (0 for the source) */
+  double out_bytes[SL_MAX_OPS];            /* output bytes per source row */
+  double read_bytes;                       /* storage bytes per source row */
+  double nic[SL_MAX_GROUPS];               /* bytes per second each way, per node; 0: no limit */
 } bound_model;
 
 static const double SLOT_EPS = 1e-9;
@@ -119,8 +133,13 @@ static int model_build(bound_model *m, const sl_plan *p, const sl_cluster *c)
     m->slots[g][CLS_CPU] = c->groups[g].cpu;
     m->slots[g][CLS_GPU] = c->groups[g].gpu;
   }
+  for (int g = 0; g < m->ngroups; g++)
+    m->nic[g] = c->groups[g].nic_bps > 0 ? c->groups[g].nic_bps : 0;
+  m->read_bytes = c->storage_bps > 0 ? p->ops[0].read_bytes_per_row : 0;
   for (int i = 0; i < m->nops; i++) {
     const sl_pop *o = &p->ops[i];
+    m->out_bytes[i] = o->alpha_rows * o->out_row_bytes;
+    m->in_bytes[i] = i > 0 ? m->out_bytes[i - 1] : 0;
     double w = sl_plan_work_per_source_row(p, i);
     bool anywhere = false;
     for (int g = 0; g < m->ngroups; g++) {
@@ -141,6 +160,24 @@ static int model_build(bound_model *m, const sl_plan *p, const sl_cluster *c)
 static int col_x(const bound_model *m, int i, int g)
 {
   return 2 + i * m->ngroups + g;
+}
+
+/* y_in[i][g]: the part of x[i][g] whose input was made on another node
+ * (at least x[i][g] - x[i-1][g]); y_out[i][g]: the part of x[i][g] whose
+ * output is used on another node (at least x[i][g] - x[i+1][g]). */
+static int col_y_in(const bound_model *m, int i, int g)
+{
+  return 2 + (m->nops + i) * m->ngroups + g;
+}
+
+static int col_y_out(const bound_model *m, int i, int g)
+{
+  return 2 + (2 * m->nops + i) * m->ngroups + g;
+}
+
+static int ncols(const bound_model *m)
+{
+  return 1 + 3 * m->nops * m->ngroups;
 }
 
 /* Adds row "sum val[k] * col[k] (<= 1 | = 0)"; idx and val are 1-based. */
@@ -215,12 +252,63 @@ static void add_storage_row(glp_prob *lp, const sl_plan *p, const sl_cluster *c,
 
 static void add_cols(glp_prob *lp, const bound_model *m)
 {
-  glp_add_cols(lp, 1 + m->nops * m->ngroups);
+  glp_add_cols(lp, ncols(m));
   glp_set_col_bnds(lp, 1, GLP_LO, 0.0, 0.0);
   glp_set_obj_coef(lp, 1, 1.0);
   for (int i = 0; i < m->nops; i++)
-    for (int g = 0; g < m->ngroups; g++)
+    for (int g = 0; g < m->ngroups; g++) {
       glp_set_col_bnds(lp, col_x(m, i, g), m->fits[i][g] ? GLP_LO : GLP_FX, 0.0, 0.0);
+      glp_set_col_bnds(lp, col_y_in(m, i, g), i > 0 && m->fits[i][g] ? GLP_LO : GLP_FX, 0.0, 0.0);
+      glp_set_col_bnds(lp, col_y_out(m, i, g), i + 1 < m->nops && m->fits[i][g] ? GLP_LO : GLP_FX, 0.0, 0.0);
+    }
+}
+
+/* "y - x[i][g] + x[j][g] >= 0": y is at least the work on g whose partner
+ * work (the producer j = i - 1, or the consumer j = i + 1) is not on g. */
+static void add_imbalance_row(glp_prob *lp, const bound_model *m, int y, int i, int j, int g)
+{
+  int idx[4] = {0, y, col_x(m, i, g), col_x(m, j, g)};
+  double val[4] = {0, 1.0, -1.0, 1.0};
+  int r = glp_add_rows(lp, 1);
+  glp_set_row_bnds(lp, r, GLP_LO, 0.0, 0.0);
+  glp_set_mat_row(lp, r, 3, idx, val);
+}
+
+/* Bytes a node must receive and send over its NIC (each way, as the
+ * simulator's split-duplex links carry them). Work whose input was made
+ * on another node received it; a group an operator's producer cannot run
+ * on (a GPU-only node under a CPU map) receives all of it; the source's
+ * storage reads come in over the NIC too. Per group, the nodes of a group
+ * summed: a relaxation of the per-node limits, so still a lower bound. */
+static void add_nic_rows(glp_prob *lp, const bound_model *m, int *idx, double *val)
+{
+  for (int g = 0; g < m->ngroups; g++) {
+    double cap = m->count[g] * m->nic[g];
+    if (!(cap > 0))
+      continue;
+    int n = 0;
+    if (m->read_bytes > 0 && m->fits[0][g]) {
+      idx[++n] = col_x(m, 0, g);
+      val[n] = m->read_bytes / cap;
+    }
+    for (int i = 1; i < m->nops; i++)
+      if (m->fits[i][g] && m->in_bytes[i] > 0) {
+        add_imbalance_row(lp, m, col_y_in(m, i, g), i, i - 1, g);
+        idx[++n] = col_y_in(m, i, g);
+        val[n] = m->in_bytes[i] / cap;
+      }
+    if (n > 0)
+      add_row(lp, n, idx, val, false);
+    n = 0;
+    for (int i = 0; i + 1 < m->nops; i++)
+      if (m->fits[i][g] && m->out_bytes[i] > 0) {
+        add_imbalance_row(lp, m, col_y_out(m, i, g), i, i + 1, g);
+        idx[++n] = col_y_out(m, i, g);
+        val[n] = m->out_bytes[i] / cap;
+      }
+    if (n > 0)
+      add_row(lp, n, idx, val, false);
+  }
 }
 
 /* The problem with the limits of the classes in @p mask (bits 1 << CLS_*). */
@@ -239,6 +327,8 @@ static glp_prob *lp_build(const bound_model *m, const sl_plan *p, const sl_clust
     add_concurrency_rows(lp, m, p, idx, val);
   if (mask & (1u << CLS_STORAGE))
     add_storage_row(lp, p, c, idx, val);
+  if (mask & (1u << CLS_NET))
+    add_nic_rows(lp, m, idx, val);
   return lp;
 }
 
@@ -264,10 +354,16 @@ static int lp_solve(glp_prob *lp, double *x)
 }
 
 /* Slot-seconds per second operator @p i uses in class @p k at the optimum
- * (for the concurrency class: the share of its cap in use). */
+ * (for the concurrency class: the share of its cap in use; for the
+ * network: the bytes per second its work moves over NICs). */
 static double op_load(glp_prob *lp, const bound_model *m, const sl_plan *p, int i, int k)
 {
   double load = 0.0;
+  for (int g = 0; g < m->ngroups && k == CLS_NET; g++)
+    load += glp_get_col_prim(lp, col_y_in(m, i, g)) * m->in_bytes[i] +
+            glp_get_col_prim(lp, col_y_out(m, i, g)) * m->out_bytes[i];
+  if (k == CLS_NET)
+    return load;
   for (int g = 0; g < m->ngroups; g++) {
     double x = glp_get_col_prim(lp, col_x(m, i, g));
     load += x * m->d[i][g] * (k == CLS_CONC ? 1.0 : m->e[i][g][k]);
@@ -341,16 +437,16 @@ static double critical_path(const sl_plan *p, const bound_model *m)
 }
 
 static int solve_model(const bound_model *m, const sl_plan *p, const sl_cluster *c, bool bottleneck,
-                       sl_bound *out)
+                       unsigned mask, sl_bound *out)
 {
-  int ncols = 1 + m->nops * m->ngroups, rc = SL_ENOMEM, cls = CLS_CPU;
-  int *idx = malloc(sizeof(*idx) * (ncols + 1));
-  double *val = malloc(sizeof(*val) * (ncols + 1));
+  int n = ncols(m), rc = SL_ENOMEM, cls = CLS_CPU;
+  int *idx = malloc(sizeof(*idx) * (n + 1));
+  double *val = malloc(sizeof(*val) * (n + 1));
   glp_prob *lp = NULL;
 
   if (!idx || !val)
     goto free_arrays;
-  lp = lp_build(m, p, c, ~0u, idx, val);
+  lp = lp_build(m, p, c, mask, idx, val);
   rc = lp_solve(lp, &out->throughput_rows_s);
   if (rc == 0 && !(out->throughput_rows_s > 0 && isfinite(out->throughput_rows_s)))
     rc = SL_ELP;
@@ -367,7 +463,7 @@ free_arrays:
   return rc;
 }
 
-static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, sl_bound *out)
+static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsigned mask, sl_bound *out)
 {
   if (!p || !c || !out || p->nops < 1 || p->nops > SL_MAX_OPS || c->ngroups < 1 ||
       c->ngroups > SL_MAX_GROUPS)
@@ -379,7 +475,7 @@ static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, sl_bo
     return SL_ENOMEM;
   int rc = model_build(m, p, c);
   if (rc == 0)
-    rc = solve_model(m, p, c, bottleneck, out);
+    rc = solve_model(m, p, c, bottleneck, mask, out);
   if (rc == 0) {
     out->area_s = (double)p->source_rows / out->throughput_rows_s;
     out->critical_path_s = critical_path(p, m);
@@ -391,12 +487,17 @@ static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, sl_bo
 
 int sl_bound_compute(const sl_plan *p, const sl_cluster *c, sl_bound *out)
 {
-  return compute(p, c, true, out);
+  return compute(p, c, true, ~0u, out);
 }
 
 int sl_bound_limits(const sl_plan *p, const sl_cluster *c, sl_bound *out)
 {
-  return compute(p, c, false, out);
+  return compute(p, c, false, ~0u, out);
+}
+
+int sl_bound_compute_rate(const sl_plan *p, const sl_cluster *c, sl_bound *out)
+{
+  return compute(p, c, false, ~(1u << CLS_NET), out);
 }
 
 /* CSV field: quoted only when it holds a separator or a quote. */

@@ -44,6 +44,15 @@ int sl_bound_compute(const sl_plan *p, const sl_cluster *c, sl_bound *out);
 int sl_bound_limits(const sl_plan *p, const sl_cluster *c, sl_bound *out);
 
 /**
+ * @brief sl_bound_limits() without the network: the rate slots, caps and
+ *        storage allow when transfers cost nothing. What a policy sizes
+ *        its operators' shares of slots by: a task that waits for its
+ *        input to arrive still holds its slot, so the network's lower rate
+ *        would size them too small.
+ */
+int sl_bound_compute_rate(const sl_plan *p, const sl_cluster *c, sl_bound *out);
+
+/**
  * @brief Writes a header line and one row:
  *        workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,critical_path_s,bottleneck
  * @return 0 or SL_EIO.

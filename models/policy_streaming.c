@@ -736,7 +736,7 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
     if (c->plan->ops[i].kind == SL_OP_ALL_TO_ALL)
       return;
   sl_bound b;
-  if (sl_bound_compute(c->plan, c->cluster, &b) < 0 || !(b.throughput_rows_s > 0))
+  if (sl_bound_compute_rate(c->plan, c->cluster, &b) < 0 || !(b.throughput_rows_s > 0))
     return;
   double slots[2] = {0, 0}, speed[2] = {0, 0};
   for (int n = 0; n < c->cluster->nnodes; n++) {

@@ -368,6 +368,48 @@ static void test_storage_bound(void **state)
   assert_int_equal(b.bottleneck_op, 0);
 }
 
+/* A GPU-only group must receive every byte of its input over its NICs:
+ * 1,000 rows of 10 MB made on a CPU node, mapped on 2 GPU-only nodes of
+ * 100 MB/s each way, and sent back to CPUs for the last map: 10 GB in at
+ * 200 MB/s is 50 s (the CPU node's NIC, at 1 GB/s, is not the limit), while
+ * slots alone allow 10 s. Where producer and consumer may share a node, the
+ * program places them together and charges no transfer. */
+static void test_network_bound(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "net");
+  sl_op_spec *s = add_source(&w, 100, 10, 1.0);
+  s->time_per_row = 0.01;
+  s->out_row_bytes = 10 * MB;
+  sl_op_spec *g = add_op(&w, "infer", SL_OP_MAP, 0, 1);
+  g->time_per_row = 0.02;
+  g->out_row_bytes = 1 * MB;
+  sl_op_spec *m = add_op(&w, "post", SL_OP_MAP, 1, 0);
+  m->time_per_row = 0.01;
+  init_cluster(&c, "gpu-only");
+  add_group(&c, 1, 16, 0, 1, 1);
+  c.groups[0].nic_bps = 1000 * MB;
+  add_group(&c, 2, 0, 1, 1, 1);
+  c.groups[1].nic_bps = 100 * MB;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.jct_s, 50.0, 1e-6);
+  assert_string_equal(b.bottleneck, "network");
+  assert_int_equal(b.bottleneck_op, 1);
+
+  /* the same pipeline on nodes that have both: nothing has to move */
+  init_cluster(&c, "mixed");
+  add_group(&c, 2, 16, 1, 1, 1);
+  c.groups[0].nic_bps = 100 * MB;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.jct_s, 10.0, 1e-6);
+  assert_string_equal(b.bottleneck, "GPU");
+}
+
 /* A cap of 2 tasks in flight on 8 CPUs: 20 rows of 1 s take 10 s. */
 static void test_concurrency_cap(void **state)
 {
@@ -498,6 +540,7 @@ int main(void)
     cmocka_unit_test(test_heterogeneous_speeds),
     cmocka_unit_test(test_gpu_bound),
     cmocka_unit_test(test_storage_bound),
+    cmocka_unit_test(test_network_bound),
     cmocka_unit_test(test_concurrency_cap),
     cmocka_unit_test(test_critical_path_dominates),
     cmocka_unit_test(test_critical_path_is_a_lower_bound),

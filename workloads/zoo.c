@@ -765,11 +765,13 @@ static void scale_costs(sl_workload *w, double f)
   }
 }
 
+/* The bound a draft is sized by: slots, caps and storage, not the NICs,
+ * which are sized afterwards from the traffic at this bound. */
 static int draft_bound(const zcase *z, sl_bound *b)
 {
   sl_plan p;
   int rc = build_plan(z, &p);
-  return rc ? rc : sl_bound_compute(&p, &z->c, b);
+  return rc ? rc : sl_bound_compute_rate(&p, &z->c, b);
 }
 
 /* Bytes that cross between physical operators (and from storage) per second
@@ -830,8 +832,8 @@ static int size_cluster(zcase *z, zrng *r)
       gr->memory_bytes = round_size(gr->memory_bytes);
     gr->max_count = gr->count;
   }
-  rc = draft_bound(z, &b);
-  if (rc)
+  sl_plan p;
+  if ((rc = build_plan(z, &p)) || (rc = sl_bound_compute(&p, &z->c, &b)))
     return rc;
   z->bound_s = b.jct_s;
   snprintf(z->bottleneck, sizeof z->bottleneck, "%s", b.bottleneck);
