@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "executor/link.h"
 #include "executor/rejected.h"
 #include "executor/store.h"
 #include "models/bound.h"
@@ -86,6 +87,7 @@ struct engine {
   sl_rejected_tally rejected; /* rows kernels rejected, skipped under --max-errored-rows */
   bool gpu_present;
   double last_progress_rows, last_progress_t;
+  sl_link storage;          /* the shared storage link sources read over */
 };
 
 /* ------------------------------------------------------------------ time */
@@ -338,6 +340,7 @@ typedef struct {
   int64_t nparts;
   sl_kernel *holder;
   double waited; /* held by backpressure: refused emissions until RESUME */
+  double transfer; /* receiving its inputs: a source's storage reads */
 } task_run;
 
 /* The core's books and the real buffers must agree byte for byte: the
@@ -652,7 +655,7 @@ static void record(worker *w, const sl_decision *d, const task_run *tr, double s
                       .node = d->node, .slot = d->slot, .start_s = start, .end_s = end,
                       .rows_in = d->rows, .bytes_in = d->bytes, .rows_out = tr->rows_out,
                       .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st,
-                      .speed = d->speed, .waited_s = tr->waited};
+                      .speed = d->speed, .waited_s = tr->waited, .transfer_s = tr->transfer};
   if (sl_recorder_task(w->e->rec, &r) < 0)
     fail_job(w->e, SL_ENOMEM, "out of memory recording task %u", d->task);
 }
@@ -678,6 +681,11 @@ static void run_task(worker *w, const sl_decision *d, input_ref *in)
         tr.holder = k;
     }
   }
+  /* a source reads its rows from storage first, over the link all
+   * sources share, as the simulator's does */
+  double read = pop->kind == SL_OP_SOURCE ? (double)d->rows * pop->read_bytes_per_row : 0;
+  if (rc == 0 && read > 0 && e->cluster->storage_bps > 0)
+    tr.transfer = sl_link_transfer(&e->storage, read);
   tr.start_abs = monotonic_s();
   tr.charge = modelled ? d->charge_s * e->opts->time_scale : 0;
   tr.nparts = d->out_parts > 0 ? d->out_parts : 1;
@@ -693,6 +701,8 @@ static void run_task(worker *w, const sl_decision *d, input_ref *in)
   double end = now_s(e);
   if (rc == 0 && w->killed)
     rc = SL_EINTR; /* written off while it ran, even if it emitted nothing */
+  if (tr.transfer > 0 && sl_core_task_live(e->core, d->task))
+    sl_core_note_transfer(e->core, d->task, tr.transfer);
   if (rc == 0) {
     sl_core_finished(e->core, end, d->task);
     record(w, d, &tr, start, end, SL_TASK_DONE);
@@ -1047,6 +1057,12 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   pthread_cond_init(&e.main_cv, &ca);
   pthread_condattr_destroy(&ca);
   e.gpu_present = sl_cuda_device_count() > 0;
+  if (sl_link_init(&e.storage, cluster->storage_bps, cluster->storage_latency_s, opts->time_scale) < 0) {
+    snprintf(err, errlen, "out of memory");
+    pthread_cond_destroy(&e.main_cv);
+    pthread_mutex_destroy(&e.lock);
+    return SL_ENOMEM;
+  }
   sl_rejected_tally_init(&e.rejected);
   snprintf(spill, sizeof spill, "%s", opts->spill_dir ? opts->spill_dir : "");
   if (!opts->spill_dir)
@@ -1114,6 +1130,7 @@ out_free:
   sl_store_free(e.store);
   sl_core_free(e.core);
 out_destroy:
+  sl_link_destroy(&e.storage);
   pthread_cond_destroy(&e.main_cv);
   pthread_mutex_destroy(&e.lock);
   return rc;

@@ -582,7 +582,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
   char node[SL_NAME_MAX + 16];
   const char *cols[] = {"task", "origin", "attempt", "op", "op_name", "node", "node_name", "slot", "start_s",
                         "end_s", "rows_in", "bytes_in", "rows_out", "bytes_out", "partitions_out",
-                        "status", "speed", "waited_s", NULL};
+                        "status", "speed", "waited_s", "transfer_s", NULL};
   for (int i = 0; cols[i]; i++)
     field_str(&o, cols[i]);
   end_row(&o);
@@ -607,6 +607,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
     field_str(&o, status_name(t->status));
     field_num(&o, t->speed);
     field_num(&o, t->waited_s);
+    field_num(&o, t->transfer_s);
     end_row(&o);
   }
   return sl_atomic_commit(&tmp, true, err, errlen);

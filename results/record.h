@@ -32,6 +32,7 @@ typedef struct {
   sl_task_status status;
   double speed; /**< of the node's resource the attempt ran on (the order's) */
   double waited_s; /**< held by backpressure: an emission refused until RESUME */
+  double transfer_s; /**< receiving its inputs: storage reads and partitions from other nodes */
 } sl_task_record;
 
 /** @brief How the time spent spilling partitions enters a run's JCT. */

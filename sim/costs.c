@@ -210,12 +210,14 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
 /* Columns read; those from C_N on are optional. 'speed' (the speed of the
  * node's resource an attempt ran at) turns a duration back into time at
  * speed 1, so that a run on unequal nodes calibrates right; 'waited_s'
- * (time held by backpressure) is no cost of the operator's and is taken
- * out, so that a run that backpressured calibrates right too. */
+ * (time held by backpressure) and 'transfer_s' (time receiving inputs,
+ * which the simulator charges to the links) are no cost of the operator's
+ * and are taken out, so that a run that backpressured or read from shared
+ * storage calibrates right too. */
 enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N,
-       C_SPEED = C_N, C_WAITED, C_ALL };
-static const char *const wanted[C_ALL] = {"op",       "op_name",   "start_s", "end_s", "rows_in",
-                                          "rows_out", "bytes_out", "status",  "speed", "waited_s"};
+       C_SPEED = C_N, C_WAITED, C_TRANSFER, C_ALL };
+static const char *const wanted[C_ALL] = {"op",       "op_name",   "start_s", "end_s",   "rows_in",   "rows_out",
+                                          "bytes_out", "status",   "speed",   "waited_s", "transfer_s"};
 
 typedef struct {
   double *x, *y, *rows_out, *bytes_out;
@@ -362,17 +364,22 @@ static int take_record(reader *r)
     rc = number_field(r, C_ROWS_OUT, &rows_out);
   if (!rc)
     rc = number_field(r, C_BYTES_OUT, &bytes_out);
-  double speed = 1, waited = 0;
+  double speed = 1, waited = 0, transfer = 0;
   if (!rc && r->index[C_SPEED] >= 0)
     rc = number_field(r, C_SPEED, &speed);
   if (!rc && r->index[C_WAITED] >= 0)
     rc = number_field(r, C_WAITED, &waited);
+  if (!rc && r->index[C_TRANSFER] >= 0)
+    rc = number_field(r, C_TRANSFER, &transfer);
   if (rc)
     return rc;
   if (!(speed > 0 && speed <= 1e6))
     return fail_at(r->err, r->errlen, r->path, r->line, "speed must be a number above 0, up to 1e6");
   if (!(waited >= 0 && waited <= end - start + 1e-6))
     return fail_at(r->err, r->errlen, r->path, r->line, "waited_s must be from 0 to end_s - start_s");
+  if (!(transfer >= 0 && waited + transfer <= end - start + 1e-6))
+    return fail_at(r->err, r->errlen, r->path, r->line,
+                   "transfer_s must be from 0 to end_s - start_s - waited_s");
   if (start < 0 || end < start || end > TRACE_TIME_MAX)
     return fail_at(r->err, r->errlen, r->path, r->line, "start_s and end_s must be 0 <= start_s <= end_s <= %g",
                    TRACE_TIME_MAX);
@@ -390,7 +397,7 @@ static int take_record(reader *r)
   int slot = op_slot(r, r->field[C_OP_NAME], (int)op);
   if (slot < 0)
     return slot;
-  if (push(&r->s[slot], rows_in, fmax(0, end - start - waited) * speed, rows_out, bytes_out) < 0) {
+  if (push(&r->s[slot], rows_in, fmax(0, end - start - waited - transfer) * speed, rows_out, bytes_out) < 0) {
     snprintf(r->err, r->errlen, "out of memory");
     return SL_ENOMEM;
   }
@@ -621,7 +628,9 @@ int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *wo
   fputs("# A task of an operator takes time_per_task + rows_in * time_per_row seconds at\n"
         "# speed 1 (the speed of the machine that ran it), times a factor of mean 1 and\n"
         "# coefficient of variation time_spread. Fitted by least squares on the attempts\n"
-        "# that ended done; durations include input transfers and waits for memory.\n"
+        "# that ended done, less the time each held its slot waiting for memory\n"
+        "# (waited_s) or for its inputs to arrive (transfer_s): the links and the\n"
+        "# stores are the simulation's to charge.\n"
         "# Use it with: sluice sim WORKLOAD --costs THIS_FILE\n", f);
   for (int i = 0; i < c->n; i++) {
     const sl_sim_op_cost *o = &c->ops[i];

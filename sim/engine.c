@@ -73,6 +73,7 @@ typedef struct {
   double bytes_in, start;
   double speed; /* of the node's resource the attempt runs on */
   double waited; /* held by backpressure so far */
+  double transfer; /* receiving its inputs: storage reads and remote partitions */
   sl_input *inputs;   /* the order's inputs, copied: where to pull them from */
   int ninputs, inputs_cap;
   double chunk_flops; /* one execution per output partition */
@@ -133,7 +134,7 @@ static void record(sim *s, const slot_t *w, sl_task_status status, double end)
                       .slot = w->slot, .start_s = w->start, .end_s = end, .rows_in = w->rows_in,
                       .rows_out = w->emitted_rows, .bytes_in = w->bytes_in, .bytes_out = w->bytes_out,
                       .parts_out = w->parts_out, .status = status, .speed = w->speed,
-                      .waited_s = w->waited};
+                      .waited_s = w->waited, .transfer_s = w->transfer};
   if (sl_recorder_task(s->rec, &r) < 0)
     s->res->code = SL_ENOMEM;
 }
@@ -242,6 +243,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->bytes_in = d->bytes;
   w->speed = d->speed;
   w->waited = 0;
+  w->transfer = 0;
   w->start = now;
   if (copy_inputs(w, d) < 0)
     s->res->code = SL_ENOMEM;
@@ -516,6 +518,7 @@ static void run_attempt(slot_t *w)
   if (!still_mine(w, task))
     return;
   double fetched = simgrid_get_clock() - fetch_start;
+  w->transfer = fetched;
   if (fetched > 0)
     sl_core_note_transfer(s->core, task, fetched);
   if (w->nflush == 0)

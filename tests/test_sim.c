@@ -712,6 +712,26 @@ static void test_calibrate_after_backpressure(void **state)
   sl_cluster_free(&c);
 }
 
+/* Bug: time a source spent reading over a shared storage link was
+ * calibrated as its own work, and the simulation then charged the link a
+ * second time. tasks.csv says how long each attempt spent receiving its
+ * inputs (transfer_s); calibration takes it out. */
+static void test_calibrate_after_storage_reads(void **state)
+{
+  (void)state;
+  sl_workload w;
+  calib_workload(&w);
+  w.ops[0].read_bytes_per_row = 1 * MB; /* 600 MB over a 20 MB/s link: 30 s */
+  sl_cluster c;
+  one_calib_node(&c, 1000 * MB);
+  c.storage_bps = 20 * MB;
+  sl_sim_costs costs;
+  simulate_and_calibrate(&w, &c, "streaming", "storage", &costs);
+  const sl_sim_op_cost *rd = cost_of(&costs, "read");
+  assert_float_equal(rd->time_per_row * 10, 0.5, 0.005);
+  sl_cluster_free(&c);
+}
+
 /* Video classification on 32 nodes reading from a 20 Gbps storage link:
  * the paper's policy admits a source task per CPU at once; their reads
  * share the link, end together, and the pipeline runs in waves with the
@@ -761,6 +781,7 @@ int main(void)
     cmocka_unit_test(test_calibrate_round_trip),
     cmocka_unit_test(test_calibrate_unequal_speeds),
     cmocka_unit_test(test_calibrate_after_backpressure),
+    cmocka_unit_test(test_calibrate_after_storage_reads),
     cmocka_unit_test(test_streaming_plus_paces_reads),
     cmocka_unit_test(test_cost_file_errors),
     cmocka_unit_test(test_cost_file_keeps_batch_shape),
