@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "executor/link.h"
+#include "executor/net.h"
 #include "executor/rejected.h"
 #include "executor/store.h"
 #include "models/bound.h"
@@ -44,6 +44,8 @@ typedef struct {
   sl_blob *blob;
   const sl_rows *mem;
   char path[600];
+  int node;     /* where the order says it lives: a node other than the task's sends it */
+  double bytes;
 } input_ref;
 
 typedef struct {
@@ -87,7 +89,7 @@ struct engine {
   sl_rejected_tally rejected; /* rows kernels rejected, skipped under --max-errored-rows */
   bool gpu_present;
   double last_progress_rows, last_progress_t;
-  sl_link storage;          /* the shared storage link sources read over */
+  sl_net *net;              /* the cluster's links, emulated: storage reads, remote inputs */
 };
 
 /* ------------------------------------------------------------------ time */
@@ -176,6 +178,8 @@ static input_ref *pin_inputs(engine *e, const sl_decision *d)
     return NULL;
   }
   for (int i = 0; i < d->ninputs; i++) {
+    in[i].node = d->in[i].node;
+    in[i].bytes = d->in[i].bytes;
     in[i].blob = sl_store_acquire(e->store, d->inputs[i], &in[i].mem, in[i].path, sizeof in[i].path);
     if (!in[i].blob)
       fail_job(e, SL_ESTATE, "task %u of '%s' launched without input partition %u", d->task,
@@ -340,7 +344,7 @@ typedef struct {
   int64_t nparts;
   sl_kernel *holder;
   double waited; /* held by backpressure: refused emissions until RESUME */
-  double transfer; /* receiving its inputs: a source's storage reads */
+  double transfer; /* receiving its inputs: storage reads, partitions from other nodes */
 } task_run;
 
 /* The core's books and the real buffers must agree byte for byte: the
@@ -660,6 +664,26 @@ static void record(worker *w, const sl_decision *d, const task_run *tr, double s
     fail_job(w->e, SL_ENOMEM, "out of memory recording task %u", d->task);
 }
 
+/* What the attempt receives before it works, over the emulated links as
+ * the simulator's attempt does: a source its rows from storage; any other
+ * task the inputs another node holds, one transfer per run of inputs from
+ * the same node. The wall seconds it took. */
+static double receive_inputs(engine *e, const sl_decision *d, const input_ref *in)
+{
+  const sl_pop *pop = &e->plan->ops[d->op];
+  if (pop->kind == SL_OP_SOURCE)
+    return sl_net_transfer(e->net, SL_NET_STORAGE, d->node, (double)d->rows * pop->read_bytes_per_row);
+  double took = 0;
+  for (int i = 0; i < d->ninputs;) {
+    int from = in[i].node;
+    double bytes = 0;
+    for (; i < d->ninputs && in[i].node == from; i++)
+      bytes += in[i].bytes;
+    took += sl_net_transfer(e->net, from, d->node, bytes);
+  }
+  return took;
+}
+
 /* Runs one task; called without the lock, returns with it held. */
 static void run_task(worker *w, const sl_decision *d, input_ref *in)
 {
@@ -681,11 +705,8 @@ static void run_task(worker *w, const sl_decision *d, input_ref *in)
         tr.holder = k;
     }
   }
-  /* a source reads its rows from storage first, over the link all
-   * sources share, as the simulator's does */
-  double read = pop->kind == SL_OP_SOURCE ? (double)d->rows * pop->read_bytes_per_row : 0;
-  if (rc == 0 && read > 0 && e->cluster->storage_bps > 0)
-    tr.transfer = sl_link_transfer(&e->storage, read);
+  if (rc == 0)
+    tr.transfer = receive_inputs(e, d, in);
   tr.start_abs = monotonic_s();
   tr.charge = modelled ? d->charge_s * e->opts->time_scale : 0;
   tr.nparts = d->out_parts > 0 ? d->out_parts : 1;
@@ -1057,7 +1078,7 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   pthread_cond_init(&e.main_cv, &ca);
   pthread_condattr_destroy(&ca);
   e.gpu_present = sl_cuda_device_count() > 0;
-  if (sl_link_init(&e.storage, cluster->storage_bps, cluster->storage_latency_s, opts->time_scale) < 0) {
+  if (!(e.net = sl_net_new(cluster, opts->time_scale))) {
     snprintf(err, errlen, "out of memory");
     pthread_cond_destroy(&e.main_cv);
     pthread_mutex_destroy(&e.lock);
@@ -1130,7 +1151,7 @@ out_free:
   sl_store_free(e.store);
   sl_core_free(e.core);
 out_destroy:
-  sl_link_destroy(&e.storage);
+  sl_net_free(e.net);
   pthread_cond_destroy(&e.main_cv);
   pthread_mutex_destroy(&e.lock);
   return rc;

@@ -1,0 +1,36 @@
+/**
+ * @file net.h
+ * @brief The cluster's network emulated in real time, for the executor's
+ *        virtual nodes: the links the simulator builds from a cluster spec
+ *        (each node's NIC, up and down; the storage link; a backbone that
+ *        binds), with transfers sharing them max-min fairly, each after its
+ *        path's latency.
+ *
+ * The executor's nodes live in one process and no byte crosses a wire, but
+ * a cluster spec gives the links their bandwidth. A source that reads from
+ * shared storage, or a task whose input sits on another node, waits here as
+ * long as the simulator's would, so that both engines run the same cluster.
+ */
+#ifndef SL_EXECUTOR_NET_H
+#define SL_EXECUTOR_NET_H
+
+#include "models/cluster.h"
+
+typedef struct sl_net sl_net;
+
+/** @brief The node index that names the storage service as a source. */
+#define SL_NET_STORAGE (-1)
+
+/** @brief The network of @p c (borrowed; it must outlive the net), its
+ *  bandwidths and latencies stretched by @p time_scale as the executor's
+ *  modelled kernels are. NULL when out of memory. */
+sl_net *sl_net_new(const sl_cluster *c, double time_scale);
+void sl_net_free(sl_net *n);
+
+/** @brief Moves @p bytes from node @p from (or SL_NET_STORAGE) to node
+ *  @p to, sharing every link of the path with the transfers in flight;
+ *  returns, once they have arrived, the wall seconds that took. Nothing
+ *  moves between a node and itself. */
+double sl_net_transfer(sl_net *n, int from, int to, double bytes);
+
+#endif
