@@ -17,6 +17,8 @@
 #
 # usage: bench/zoo.sh [COUNT] [SEED] [OUTDIR]     (defaults 200, 1, runs/zoo)
 # environment: MODELS (default: all seven), JOBS (parallel sims, default 2),
+#              STORE_FACTOR (every store and memory this many times the
+#              case's, default 1),
 #              SLUICE (the binary, default build/sluice), SIM_TIMEOUT (wall
 #              seconds per sim, default 120), SIM_ARGS (options for every
 #              sim; default "--spill-bandwidth 500MB/s", a local SSD a node:
@@ -53,6 +55,21 @@ mkdir -p "$out/sims" "$out/cdf"
 cp "$sluice" "$out/.sluice.tmp" && mv "$out/.sluice.tmp" "$out/sluice"
 sluice=$out/sluice
 "$sluice" zoo --seed "$seed" --count "$count" --out "$out/cases" --quiet || exit 1
+# STORE_FACTOR=F: every node's store and memory F times the case's, the
+# rest the same (bench/zoo_memory.sh: more memory must not make a run slower)
+factor=${STORE_FACTOR:-1}
+if [ "$factor" != 1 ]; then
+  for f in "$out"/cases/case-*.cluster.ini; do
+    awk -v k="$factor" '
+      BEGIN { u["B"] = 1; u["KB"] = 1e3; u["MB"] = 1e6; u["GB"] = 1e9; u["TB"] = 1e12
+              u["KiB"] = 1024; u["MiB"] = 1024 ^ 2; u["GiB"] = 1024 ^ 3; u["TiB"] = 1024 ^ 4 }
+      /^(store|memory) *= *[0-9.]+ *[A-Za-z]+ *$/ {
+        key = $1; v = $0; sub(/^[^=]*= */, "", v); n = v; sub(/[A-Za-z]+ *$/, "", n); unit = v; sub(/^[0-9. ]+/, "", unit)
+        if (unit in u) { printf "%s = %.0fB\n", key, n * u[unit] * k; next }
+      }
+      { print }' "$f" >"$f.tmp" && mv "$f.tmp" "$f"
+  done
+fi
 t1=$(date +%s.%N)
 
 # One line "CASE MODEL" per simulation; two at a time by default.
