@@ -1,8 +1,10 @@
 /*
  * The scheduling core's mechanics: tasks and their attempts, partitions and
- * their lineage, per-node memory, and the decision queue. What to run, when
- * and where is left to the policy (policy_*.c); this file only keeps the
- * books straight and recovers lost partitions through lineage.
+ * their lineage, the events engines feed, and the decision queue. What to
+ * run, when and where is left to the policy (policy_*.c); this file keeps
+ * the books straight and recovers lost partitions through lineage. Node
+ * fitting is in placement.c, memory accounting in memory.c, the capacity
+ * account in idle.c.
  */
 #include "core_internal.h"
 
@@ -236,11 +238,6 @@ static sl_part_id part_alloc(sl_core *c)
   return c->nparts++;
 }
 
-static inline sl__task *origin_of(sl_core *c, const sl__task *t)
-{
-  return &c->tasks[t->origin];
-}
-
 /* ------------------------------------------------------------ estimates */
 
 double sl__typical_rows(const sl_core *c, int op)
@@ -292,163 +289,7 @@ static void observe(sl_core *c, const sl__task *t, double duration)
 
 /* --------------------------------------------------------------- nodes */
 
-static double min_request(const sl_plan *p, bool gpu)
-{
-  double m = INFINITY;
-  for (int i = 0; i < p->nops; i++) {
-    double r = gpu ? p->ops[i].gpu : p->ops[i].cpu;
-    bool counts = gpu ? p->ops[i].gpu > 0 : (p->ops[i].gpu <= 0 && p->ops[i].cpu > 0);
-    if (counts && r < m)
-      m = r;
-  }
-  return m;
-}
-
-static int slots_for(const sl_plan *p, double cpu, double gpu)
-{
-  double mc = min_request(p, false), mg = min_request(p, true);
-  int n = 0;
-  if (isfinite(mc))
-    n += (int)floor(cpu / mc + EPS);
-  if (isfinite(mg))
-    n += (int)floor(gpu / mg + EPS);
-  return n;
-}
-
-/* Adds (sign 1) or removes (-1) what node @p n offers to the cluster sums. */
-static void count_node(sl_core *c, int n, int sign)
-{
-  const sl__node *nd = &c->nodes[n];
-  c->alive_cpu += sign * nd->cpu_total;
-  c->alive_gpu += sign * nd->gpu_total;
-  c->alive_store += sign * nd->store_budget;
-  c->group_alive_cpu[c->cluster->nodes[n].group] += sign * nd->cpu_total;
-  c->group_alive_gpu[c->cluster->nodes[n].group] += sign * nd->gpu_total;
-  c->free_cpu += sign * nd->cpu_free;
-  c->free_gpu += sign * nd->gpu_free;
-  c->free_slots += sign * nd->nfree;
-}
-
-static void node_reset(sl_core *c, int n)
-{
-  sl__node *nd = &c->nodes[n];
-  const sl_node_group *g = sl_cluster_node_group(c->cluster, n);
-  nd->alive = true;
-  nd->cpu_total = nd->cpu_free = g->cpu;
-  nd->gpu_total = nd->gpu_free = g->gpu;
-  nd->store_budget = g->store_bytes;
-  nd->store_used = 0;
-  nd->nfree = nd->nslots;
-  for (int s = 0; s < nd->nslots; s++)
-    nd->free_slots[s] = nd->nslots - 1 - s; /* slot 0 on top */
-  sl__idq_clear(&nd->waiting);
-  count_node(c, n, 1);
-}
-
-int sl_core_node_slots(const sl_core *c, int node)
-{
-  return node >= 0 && node < c->nnodes ? c->nodes[node].nslots : 0;
-}
-
-double sl_core_node_store(const sl_core *c, int node)
-{
-  return node >= 0 && node < c->nnodes ? c->nodes[node].store_used : 0;
-}
-
-double sl_core_node_store_peak(const sl_core *c, int node)
-{
-  return node >= 0 && node < c->nnodes ? c->nodes[node].store_peak : 0;
-}
-
-bool sl__fits_anywhere(const sl_core *c, int op)
-{
-  const sl_pop *o = &c->plan->ops[op];
-  return c->free_slots > 0 && c->free_cpu + EPS >= o->cpu && c->free_gpu + EPS >= o->gpu;
-}
-
-bool sl__fits(const sl_core *c, int node, int op)
-{
-  const sl__node *nd = &c->nodes[node];
-  const sl_pop *o = &c->plan->ops[op];
-  return nd->alive && nd->nfree > 0 && nd->cpu_free + EPS >= o->cpu && nd->gpu_free + EPS >= o->gpu &&
-         sl__op_allowed(c, node, op);
-}
-
-double sl__op_capacity(const sl_core *c, int op, bool gpu)
-{
-  double total = 0;
-  for (int g = 0; g < c->cluster->ngroups; g++)
-    if ((c->op_groups[op] >> g) & 1u)
-      total += gpu ? c->group_alive_gpu[g] : c->group_alive_cpu[g];
-  return total;
-}
-
-int sl__pick_node(sl_core *c, int op, const sl__task *t)
-{
-  const sl__task *o = origin_of(c, t);
-  if (o->ninputs > 0) {
-    int home = c->parts[o->inputs[0]].node;
-    if (home >= 0 && home < c->nnodes && sl__fits(c, home, op))
-      return home;
-  }
-  return sl__next_fitting_node(c, op);
-}
-
-/* Next fit from a rotating cursor spreads work over nodes in O(1)
- * amortized, which keeps 1,000-node simulations fast. */
-int sl__next_fitting_node(sl_core *c, int op)
-{
-  for (int k = 0; k < c->nnodes; k++) {
-    int n = (c->ops[op].rr_next + k) % c->nnodes;
-    if (sl__fits(c, n, op)) {
-      c->ops[op].rr_next = (n + 1) % c->nnodes;
-      return n;
-    }
-  }
-  return -1;
-}
-
 /* --------------------------------------------------------- construction */
-
-/* The groups each operator's accelerator pin allows. An operator no group
- * allows would wait forever: refuse the plan instead. */
-static int init_pins(sl_core *c, char *err, size_t errlen)
-{
-  for (int i = 0; i < c->nops; i++) {
-    const sl_pop *o = &c->plan->ops[i];
-    c->op_groups[i] = sl_cluster_allowed_groups(c->cluster, &o->accel);
-    if (c->op_groups[i] == 0) {
-      char want[SL_MAX_ACCELS * SL_NAME_MAX];
-      sl_accel_set_format(&o->accel, want, sizeof want);
-      snprintf(err, errlen, "operator '%s' runs only on accelerator %s, which no node group of "
-               "cluster '%s' has", o->name, want, c->cluster->name);
-      return SL_EUNSAT;
-    }
-  }
-  return 0;
-}
-
-static int check_budgets(sl_core *c, char *err, size_t errlen)
-{
-  double smallest = INFINITY;
-  for (int n = 0; n < c->nnodes; n++)
-    smallest = fmin(smallest, c->nodes[n].store_budget);
-  for (int i = 0; i + 1 < c->nops; i++) {
-    double part = fmin(c->ops[i].est_out_bytes, c->policy->target_bytes(c, i));
-    /* A partition bigger than every store can never be held: fail now
-     * rather than hang. Spilling is no way out: a task still holds its
-     * inputs in memory, so such a budget could not be kept anyway. The
-     * last operator delivers straight to the sink. */
-    if (part > smallest) {
-      snprintf(err, errlen,
-               "operator '%s' emits partitions of %.0f bytes but the store budget is %.0f bytes "
-               "(--memory must hold at least one partition)",
-               c->plan->ops[i].name, part, smallest);
-      return SL_EOOM;
-    }
-  }
-  return 0;
-}
 
 sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts, int *code,
                         char *err, size_t errlen)
@@ -474,18 +315,18 @@ sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl
   c->policy = opts->model == SL_MODEL_BATCH    ? &sl__policy_batch
               : opts->model == SL_MODEL_STREAM ? &sl__policy_stream
                                                : &sl__policy_streaming;
-  if ((rc = init_pins(c, err, errlen)) < 0)
+  if ((rc = sl__init_pins(c, err, errlen)) < 0)
     goto out_free_core_quiet;
   c->nodes = calloc(c->nnodes, sizeof *c->nodes);
   if (!c->nodes)
     goto out_free_core;
   for (int n = 0; n < c->nnodes; n++) {
     const sl_node_group *g = sl_cluster_node_group(cluster, n);
-    c->nodes[n].nslots = slots_for(plan, g->cpu, g->gpu);
+    c->nodes[n].nslots = sl__slots_for(plan, g->cpu, g->gpu);
     c->nodes[n].free_slots = malloc(sizeof(int) * (c->nodes[n].nslots + 1));
     if (!c->nodes[n].free_slots)
       goto out_free_core;
-    node_reset(c, n);
+    sl__node_reset(c, n);
   }
   c->nsplits = plan->ops[0].tasks;
   c->split_rows = calloc(c->nsplits > 0 ? c->nsplits : 1, sizeof *c->split_rows);
@@ -499,7 +340,7 @@ sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl
   init_estimates(c);
   if ((rc = c->policy->init(c, err, errlen)) < 0)
     goto out_free_core_quiet;
-  if ((rc = check_budgets(c, err, errlen)) < 0)
+  if ((rc = sl__check_budgets(c, err, errlen)) < 0)
     goto out_free_core_quiet;
   *code = 0;
   return c;
@@ -554,100 +395,6 @@ void sl_core_free(sl_core *c)
 
 /* ------------------------------------------------------------- memory */
 
-static void store_add(sl_core *c, int node, double bytes)
-{
-  sl__node *nd = &c->nodes[node];
-  nd->store_used += bytes;
-  c->stats.store_bytes += bytes;
-  if (nd->store_used > nd->store_peak)
-    nd->store_peak = nd->store_used;
-  if (nd->store_used > c->stats.peak_store_bytes) {
-    c->stats.peak_store_bytes = nd->store_used;
-    c->stats.peak_store_node = node;
-  }
-}
-
-static void store_sub(sl_core *c, int node, double bytes)
-{
-  sl__node *nd = &c->nodes[node];
-  nd->store_used -= bytes;
-  c->stats.store_bytes -= bytes;
-  if (nd->store_used < EPS)
-    nd->store_used = 0;
-  if (c->stats.store_bytes < EPS)
-    c->stats.store_bytes = 0;
-}
-
-bool sl__someone_progresses(const sl_core *c, const sl__task *except)
-{
-  int progressing = 0;
-  for (int i = 0; i < c->nops; i++)
-    progressing += c->ops[i].running - c->ops[i].waiting;
-  if (except && except->state == SL__T_RUNNING && !except->waiting)
-    progressing--;
-  return progressing > 0;
-}
-
-int sl__admit_memory(sl_core *c, sl__task *t, double bytes, sl_emit_fate *fate)
-{
-  sl__node *nd = &c->nodes[t->node];
-  if (nd->store_used + bytes <= nd->store_budget + EPS) {
-    *fate = SL_EMIT_STORED;
-    return 0;
-  }
-  if (t->spill_next || !sl__someone_progresses(c, t)) {
-    /* Every running task waits for memory that only they could free: the
-     * liveness rule lets this emission through, to disk or to an error. */
-    t->spill_next = 0;
-    if (c->opts.on_full == SL_FULL_OOM)
-      return SL_EOOM;
-    *fate = SL_EMIT_SPILLED;
-    return 0;
-  }
-  return SL_EAGAIN;
-}
-
-void sl__resume_fitting(sl_core *c, int node)
-{
-  sl__node *nd = &c->nodes[node];
-  double room = nd->store_budget - nd->store_used;
-  while (!sl__idq_empty(&nd->waiting)) {
-    sl__task *t = &c->tasks[sl__idq_at(&nd->waiting, 0)];
-    if (t->pending_bytes > room + EPS && sl__someone_progresses(c, NULL))
-      break; /* FIFO: later waiters must not overtake the head */
-    if (t->pending_bytes > room + EPS)
-      t->spill_next = 1;
-    room -= t->pending_bytes;
-    sl__idq_pop(&nd->waiting);
-    t->waiting = 0;
-    c->ops[t->op].waiting--;
-    sl_decision d = {.kind = SL_DEC_RESUME, .task = (sl_task_id)(t - c->tasks), .op = t->op,
-                     .node = t->node, .slot = t->slot, .attempt = t->attempt, .part = SL_NONE};
-    sl__push(c, &d);
-  }
-}
-
-void sl__resume_op(sl_core *c, int op)
-{
-  for (int n = 0; n < c->nnodes; n++) {
-    sl__idq *q = &c->nodes[n].waiting;
-    for (uint32_t k = 0; k < sl__idq_len(q);) {
-      sl_task_id id = sl__idq_at(q, k);
-      sl__task *t = &c->tasks[id];
-      if (t->op != op) {
-        k++;
-        continue;
-      }
-      sl__idq_remove(q, id);
-      t->waiting = 0;
-      c->ops[op].waiting--;
-      sl_decision d = {.kind = SL_DEC_RESUME, .task = id, .op = t->op, .node = t->node,
-                       .slot = t->slot, .attempt = t->attempt, .part = SL_NONE};
-      sl__push(c, &d);
-    }
-  }
-}
-
 /* ------------------------------------------------------------ partitions */
 
 static void regen(sl_core *c, sl_part_id pid);
@@ -668,7 +415,7 @@ static void free_part(sl_core *c, sl_part_id pid)
   sl__part *p = &c->parts[pid];
   if (p->state == SL__P_ALIVE || p->state == SL__P_SPILLED) {
     if (p->state == SL__P_ALIVE)
-      store_sub(c, p->node, p->bytes);
+      sl__store_sub(c, p->node, p->bytes);
     c->ops[p->op].buffered -= p->bytes;
     sl_decision d = {.kind = SL_DEC_DROP, .task = SL_NONE, .part = pid, .op = p->op,
                      .node = p->node, .bytes = p->bytes};
@@ -833,7 +580,7 @@ static int reserve_launch_in(sl_core *c, int n)
 void sl__launch(sl_core *c, double now, sl_task_id id, int node)
 {
   sl__task *t = &c->tasks[id];
-  sl__task *o = origin_of(c, t);
+  sl__task *o = sl__origin_of(c, t);
   const sl_pop *op = &c->plan->ops[t->op];
   if (reserve_launch_in(c, o->ninputs) < 0) {
     push_fail(c, SL_ENOMEM); /* the job ends; no order goes out without its facts */
@@ -1184,27 +931,6 @@ static void check_done(sl_core *c)
   }
 }
 
-/* Liveness: when every running task waits for room that only they could
- * make, the oldest waiter may go through (to disk, or to an OOM error). */
-static void unjam(sl_core *c)
-{
-  if (c->done || sl__someone_progresses(c, NULL))
-    return;
-  for (int n = 0; n < c->nnodes; n++) {
-    sl__node *nd = &c->nodes[n];
-    if (sl__idq_empty(&nd->waiting))
-      continue;
-    sl__task *t = &c->tasks[sl__idq_pop(&nd->waiting)];
-    t->waiting = 0;
-    t->spill_next = 1;
-    c->ops[t->op].waiting--;
-    sl_decision d = {.kind = SL_DEC_RESUME, .task = (sl_task_id)(t - c->tasks), .op = t->op,
-                     .node = t->node, .slot = t->slot, .attempt = t->attempt, .part = SL_NONE};
-    sl__push(c, &d);
-    return;
-  }
-}
-
 static double policy_wakeup(const sl_core *c)
 {
   return c->policy->wakeup ? c->policy->wakeup(c) : INFINITY;
@@ -1214,7 +940,7 @@ static void after_event(sl_core *c, double now)
 {
   if (!c->done)
     c->policy->schedule(c, now);
-  unjam(c);
+  sl__unjam(c);
   check_done(c);
   /* Nothing runs, nothing was decided and the policy awaits no tick: work
    * is stranded, and saying so beats hanging the engine. */
@@ -1318,26 +1044,16 @@ int sl_core_start(sl_core *c, double now)
   return 0;
 }
 
-static void mark_waiting(sl_core *c, sl__task *t, double bytes)
-{
-  if (t->waiting)
-    return;
-  t->waiting = 1;
-  t->pending_bytes = bytes;
-  c->ops[t->op].waiting++;
-  sl__enqueue_id(c, &c->nodes[t->node].waiting, (uint32_t)(t - c->tasks));
-}
-
 /* Asks the policy where an emission goes; a refusal parks the task. */
 static int admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate *fate)
 {
   int rc = c->policy->admit(c, now, t, bytes, fate);
   if (rc == SL_EAGAIN) {
-    mark_waiting(c, t, bytes);
+    sl__mark_waiting(c, t, bytes);
     /* A policy may park a task for a reason of its own (a full channel)
      * without the liveness check: if this was the last task making
      * progress, let the oldest waiter through now, as no later event will. */
-    unjam(c);
+    sl__unjam(c);
   } else if (rc == SL_EOOM) {
     c->stats.oom = true;
     push_fail_at(c, SL_EOOM, t->op, t->node);
@@ -1355,7 +1071,7 @@ static void place(sl_core *c, sl__task *t, sl_part_id pid, sl_emit_fate fate)
   p->spilled = fate == SL_EMIT_SPILLED;
   p->node = t->node;
   if (p->state == SL__P_ALIVE)
-    store_add(c, t->node, p->bytes);
+    sl__store_add(c, t->node, p->bytes);
   c->ops[t->op].buffered += p->bytes;
   c->ops[t->op].running_out_bytes += p->bytes;
   c->nodes[t->node].op_running_out[t->op] += p->bytes;
@@ -1368,7 +1084,7 @@ static sl_part_id record_output(sl_core *c, sl__task *t, int64_t rows, double by
   sl_part_id pid = part_alloc(c);
   if (pid == SL_NONE)
     return SL_NONE;
-  sl__task *o = origin_of(c, t);
+  sl__task *o = sl__origin_of(c, t);
   if (o->nouts == o->outs_cap) {
     uint32_t ncap = o->outs_cap ? o->outs_cap * 2 : 4;
     sl_part_id *n = realloc(o->outs, sizeof *n * ncap);
@@ -1398,7 +1114,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
     return SL_ESTATE;
   c->now = now;
   sl__task *t = &c->tasks[id];
-  sl__task *o = origin_of(c, t);
+  sl__task *o = sl__origin_of(c, t);
   uint32_t k = t->nemitted;
   if (k < o->nouts) {
     /* A re-run replays an output lineage already knows. Only a lost one
@@ -1463,14 +1179,14 @@ int sl_core_finished(sl_core *c, double now, sl_task_id id)
   sl__task *t = &c->tasks[id];
   release(c, t);
   /* a re-run of work that had finished repeats it: the failure's cost */
-  sl__idle_attempt_end(c, t, now, origin_of(c, t)->finished_once);
+  sl__idle_attempt_end(c, t, now, sl__origin_of(c, t)->finished_once);
   t->state = SL__T_DONE;
   c->active--;
   c->ops[t->op].active--;
   c->ops[t->op].tasks_done++;
   c->stats.tasks_finished++;
   observe(c, t, now - t->start);
-  sl__task *o = origin_of(c, t);
+  sl__task *o = sl__origin_of(c, t);
   o->current = SL_NONE;
   o->finished_once = 1;
   if (o->pinned) {
@@ -1492,7 +1208,7 @@ static void fail_attempt(sl_core *c, double now, sl__task *t)
   c->active--;
   c->ops[t->op].active--;
   c->stats.tasks_failed++;
-  sl__task *o = origin_of(c, t);
+  sl__task *o = sl__origin_of(c, t);
   if (o->current == (sl_task_id)(t - c->tasks))
     o->current = SL_NONE;
   if (c->policy->on_task_failed && c->policy->on_task_failed(c, now, t))
@@ -1532,7 +1248,7 @@ int sl_core_node_lost(sl_core *c, double now, int node)
     return 0;
   c->now = now;
   sl__node *nd = &c->nodes[node];
-  count_node(c, node, -1);
+  sl__count_node(c, node, -1);
   nd->alive = false;
   for (uint32_t i = 0; i < c->ntasks; i++) {
     sl__task *t = &c->tasks[i];
@@ -1586,7 +1302,7 @@ int sl_core_node_joined(sl_core *c, double now, int node)
   if (c->nodes[node].alive)
     return 0;
   c->now = now;
-  node_reset(c, node);
+  sl__node_reset(c, node);
   if (c->policy->on_cluster_change)
     c->policy->on_cluster_change(c, now, node, true);
   after_event(c, now);
@@ -1728,11 +1444,6 @@ int sl_core_stuck_op(const sl_core *c)
       return i;
   }
   return -1;
-}
-
-bool sl_core_node_alive(const sl_core *c, int node)
-{
-  return node >= 0 && node < c->nnodes && c->nodes[node].alive;
 }
 
 int sl_core_pending_kills(const sl_core *c, int op)

@@ -188,6 +188,35 @@ struct sl_core_s {
   int64_t nsplits;
 };
 
+/** @brief The origin (first attempt) of attempt @p t: it owns the lineage. */
+static inline sl__task *sl__origin_of(struct sl_core_s *c, const sl__task *t)
+{
+  return &c->tasks[t->origin];
+}
+
+/* Node fitting (placement.c). */
+
+/** @brief Slots a node of @p cpu CPUs and @p gpu GPUs offers the plan's smallest requests. */
+int sl__slots_for(const sl_plan *p, double cpu, double gpu);
+/** @brief Adds (@p sign 1) or removes (-1) what node @p n offers to the cluster sums. */
+void sl__count_node(struct sl_core_s *c, int n, int sign);
+/** @brief Node @p n in service and empty, as its group specifies it. */
+void sl__node_reset(struct sl_core_s *c, int n);
+/** @brief The node groups each operator's accelerator pin allows; SL_EUNSAT when none. */
+int sl__init_pins(struct sl_core_s *c, char *err, size_t errlen);
+/** @brief SL_EOOM when a partition could never fit the smallest store. */
+int sl__check_budgets(struct sl_core_s *c, char *err, size_t errlen);
+
+/* Memory accounting (memory.c). */
+
+/** @brief @p bytes more (fewer) in the store of @p node, peaks kept. */
+void sl__store_add(struct sl_core_s *c, int node, double bytes);
+void sl__store_sub(struct sl_core_s *c, int node, double bytes);
+/** @brief Attempt @p t waits for room for @p bytes (a RESUME will come). */
+void sl__mark_waiting(struct sl_core_s *c, sl__task *t, double bytes);
+/** @brief Liveness: when every running task waits for memory, the oldest goes through. */
+void sl__unjam(struct sl_core_s *c);
+
 /* Mechanics offered to the policies (core.c). */
 
 /** @brief Appends a decision; a full ring grows. */
