@@ -339,6 +339,8 @@ static void node_reset(sl_core *c, int n)
   nd->store_budget = g->store_bytes;
   nd->store_used = 0;
   nd->nfree = nd->nslots;
+  nd->nfinishing = 0;
+  nd->cpu_finishing = nd->gpu_finishing = 0;
   for (int s = 0; s < nd->nslots; s++)
     nd->free_slots[s] = nd->nslots - 1 - s; /* slot 0 on top */
   sl__idq_clear(&nd->waiting);
@@ -372,6 +374,28 @@ bool sl__fits(const sl_core *c, int node, int op)
   const sl_pop *o = &c->plan->ops[op];
   return nd->alive && nd->nfree > 0 && nd->cpu_free + EPS >= o->cpu && nd->gpu_free + EPS >= o->gpu &&
          sl__op_allowed(c, node, op);
+}
+
+bool sl__fits_once_finished(const sl_core *c, int node, int op)
+{
+  const sl__node *nd = &c->nodes[node];
+  const sl_pop *o = &c->plan->ops[op];
+  return nd->alive && nd->nfinishing > 0 && !sl__fits(c, node, op) &&
+         nd->cpu_free + nd->cpu_finishing + EPS >= o->cpu && nd->gpu_free + nd->gpu_finishing + EPS >= o->gpu &&
+         sl__op_allowed(c, node, op);
+}
+
+/* Attempt @p t has made the last output of its work order: all that is
+ * left is its engine's report that it finished, at once. */
+static void note_last_output(sl_core *c, sl__task *t)
+{
+  if (t->finishing || t->out_parts == 0 || t->nemitted != t->out_parts)
+    return;
+  sl__node *nd = &c->nodes[t->node];
+  t->finishing = 1;
+  nd->nfinishing++;
+  nd->cpu_finishing += t->cpu;
+  nd->gpu_finishing += t->gpu;
 }
 
 double sl__op_capacity(const sl_core *c, int op, bool gpu)
@@ -849,6 +873,7 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   t->start = now;
   t->paused_s = 0;
   t->nemitted = 0;
+  t->finishing = 0;
   t->out_bytes = 0;
   nd->cpu_free -= op->cpu;
   nd->gpu_free -= op->gpu;
@@ -865,12 +890,21 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
                    .split = o->split, .rows = o->rows, .bytes = o->bytes,
                    .target_bytes = c->policy->target_bytes(c, t->op), .part = SL_NONE};
   work_order(c, &d, o, node);
+  t->out_parts = d.out_parts > 0 && d.out_parts < UINT32_MAX ? (uint32_t)d.out_parts : 0;
   sl__push(c, &d);
 }
 
 static void release(sl_core *c, sl__task *t)
 {
   sl__node *nd = &c->nodes[t->node];
+  if (t->finishing) {
+    t->finishing = 0;
+    nd->nfinishing--;
+    nd->cpu_finishing -= t->cpu;
+    nd->gpu_finishing -= t->gpu;
+    if (nd->nfinishing == 0)
+      nd->cpu_finishing = nd->gpu_finishing = 0; /* no rounding residue */
+  }
   if (nd->alive) {
     nd->free_slots[nd->nfree++] = t->slot;
     nd->cpu_free += t->cpu;
@@ -1392,6 +1426,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
       t->nemitted++;
       c->stats.discarded_partitions++;
       *fate = SL_EMIT_DISCARDED;
+      note_last_output(c, t);
       return 0;
     }
     int rc = admit(c, now, t, bytes, fate);
@@ -1401,6 +1436,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
     p->bytes = bytes;
     place(c, t, pid, *fate);
     part_restored(c, pid);
+    note_last_output(c, t);
     after_event(c, now);
     return 0;
   }
@@ -1432,6 +1468,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
     else
       enqueue(c, pid);
   }
+  note_last_output(c, t);
   after_event(c, now);
   return 0;
 }

@@ -307,6 +307,35 @@ static int next_node_with_room(sl_core *c, int op)
   return -1;
 }
 
+/* Where a task of @p op should read its inputs: the node of the oldest
+ * queued input that fits a task of @p op now (and, with @p by_room, has
+ * room for its output); -2, wait, when none does but one will once the
+ * attempts there that made their last output finish, which their engine
+ * reports at once; -1 when no input's node will do. Without it a consumer
+ * went to whichever node the cursor named and read its input over the
+ * network, and a job's last wave, made on a few nodes while the others
+ * idled, went to the idle nodes at the instant of each emission, before
+ * the producer's slot freed: fig10b's last 16 partitions of 128 MiB
+ * crossed the head's 15 Gbps NIC in 1.15 s, in a job whose work takes
+ * 0.07 s. Scans the window sl__take_inputs() takes from. */
+static int input_home(const sl_core *c, int op, bool by_room)
+{
+  const sl__op *s = &c->ops[op];
+  uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
+  int home = -1;
+  for (uint32_t k = 0; k < window; k++) {
+    const sl__part *p = &c->parts[sl__idq_at(&s->inq, k)];
+    int n = p->node;
+    if (!p->in_queue || n < 0 || n >= c->nnodes)
+      continue;
+    if (sl__fits(c, n, op) && (!by_room || node_has_room(c, n, op)))
+      return n;
+    if (home == -1 && sl__fits_once_finished(c, n, op))
+      home = -2;
+  }
+  return home;
+}
+
 /* streaming-plus cuts the batches of an operator whose batches cost
  * nothing (no per-batch time): waiting for a full batch then only leaves
  * slots idle, and a task of fewer rows lets more slots share the work. */
@@ -465,9 +494,19 @@ static bool launch_one(sl_core *c, double now, int op, bool limits, int room)
     near = room >= 0 ? room : next_node_with_room(c, op);
     if (near < 0)
       return false;
-    c->ops[op].rr_next = (near + 1) % c->nnodes;
+    int home = c->nnodes > 1 ? input_home(c, op, true) : -1;
+    if (home == -2)
+      return false;
+    if (home >= 0)
+      near = home;
+    else
+      c->ops[op].rr_next = (near + 1) % c->nnodes;
   } else if (c->nnodes > 1) {
-    near = sl__next_fitting_node(c, op);
+    near = input_home(c, op, false);
+    if (near == -2)
+      return false;
+    if (near < 0)
+      near = sl__next_fitting_node(c, op);
   }
   sl_task_id id = make_task(c, op, near);
   if (id == SL_NONE)
