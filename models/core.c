@@ -387,15 +387,27 @@ bool sl__fits_once_finished(const sl_core *c, int node, int op)
 
 /* Attempt @p t has made the last output of its work order: all that is
  * left is its engine's report that it finished, at once. */
-static void note_last_output(sl_core *c, sl__task *t)
+static void note_last_output(sl_core *c, sl__task *t, sl_part_id pid)
 {
   if (t->finishing || t->out_parts == 0 || t->nemitted != t->out_parts)
     return;
   sl__node *nd = &c->nodes[t->node];
   t->finishing = 1;
+  t->last_out = pid;
+  if (pid != SL_NONE)
+    c->parts[pid].fresh = 1;
   nd->nfinishing++;
   nd->cpu_finishing += t->cpu;
   nd->gpu_finishing += t->gpu;
+}
+
+/* The finish of attempt @p t has been seen (or will never come): its last
+ * output @p pid is an output like any other. */
+static void forget_fresh(sl_core *c, sl__task *t, sl_part_id pid)
+{
+  if (pid != SL_NONE)
+    c->parts[pid].fresh = 0;
+  t->last_out = SL_NONE;
 }
 
 double sl__op_capacity(const sl_core *c, int op, bool gpu)
@@ -874,6 +886,7 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   t->paused_s = 0;
   t->nemitted = 0;
   t->finishing = 0;
+  t->last_out = SL_NONE;
   t->out_bytes = 0;
   nd->cpu_free -= op->cpu;
   nd->gpu_free -= op->gpu;
@@ -1426,7 +1439,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
       t->nemitted++;
       c->stats.discarded_partitions++;
       *fate = SL_EMIT_DISCARDED;
-      note_last_output(c, t);
+      note_last_output(c, t, SL_NONE);
       return 0;
     }
     int rc = admit(c, now, t, bytes, fate);
@@ -1436,7 +1449,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
     p->bytes = bytes;
     place(c, t, pid, *fate);
     part_restored(c, pid);
-    note_last_output(c, t);
+    note_last_output(c, t, pid);
     after_event(c, now);
     return 0;
   }
@@ -1468,7 +1481,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
     else
       enqueue(c, pid);
   }
-  note_last_output(c, t);
+  note_last_output(c, t, *part);
   after_event(c, now);
   return 0;
 }
@@ -1480,6 +1493,7 @@ int sl_core_finished(sl_core *c, double now, sl_task_id id)
     return SL_ESTATE;
   c->now = now;
   sl__task *t = &c->tasks[id];
+  sl_part_id fresh = t->last_out;
   release(c, t);
   /* a re-run of work that had finished repeats it: the failure's cost */
   sl__idle_attempt_end(c, t, now, origin_of(c, t)->finished_once);
@@ -1499,12 +1513,14 @@ int sl_core_finished(sl_core *c, double now, sl_task_id id)
   }
   if (needs_rerun(c, o))
     retry(c, t->origin);
-  after_event(c, now);
+  after_event(c, now); /* its last output may take the slot it freed */
+  forget_fresh(c, &c->tasks[id], fresh); /* after_event() may move the tasks */
   return 0;
 }
 
 static void fail_attempt(sl_core *c, double now, sl__task *t)
 {
+  forget_fresh(c, t, t->last_out);
   release(c, t);
   sl__idle_attempt_end(c, t, now, true);
   t->state = SL__T_DEAD;
@@ -1668,6 +1684,7 @@ void sl__reset_all(sl_core *c, double now)
       sl_decision d = {.kind = SL_DEC_CANCEL, .task = i, .op = t->op, .node = t->node,
                        .slot = t->slot, .attempt = t->attempt, .part = SL_NONE};
       sl__push(c, &d);
+      forget_fresh(c, t, t->last_out);
       release(c, t);
       sl__idle_attempt_end(c, t, now, true);
       c->stats.tasks_failed++;

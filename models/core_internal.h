@@ -27,6 +27,7 @@ typedef struct {
   uint8_t state;       /**< sl__pstate */
   uint8_t in_queue;    /**< waiting in the next operator's input queue */
   uint8_t spilled;     /**< emitted to its node's disk (kept when it is lost or freed) */
+  uint8_t fresh;       /**< the last output of an attempt whose finish is pending or has just come */
   int64_t rows;
   double bytes;
   int64_t split;       /**< source split it descends from (first input's) */
@@ -63,6 +64,7 @@ typedef struct {
   int32_t share;       /**< origin of an all-to-all task: the reducer's share, else -1 */
   uint32_t nemitted;   /**< outputs emitted by this attempt */
   uint32_t out_parts;  /**< outputs its work order makes (its LAUNCH's out_parts) */
+  sl_part_id last_out; /**< while finishing: the last output it made, else SL_NONE */
   uint32_t nouts, outs_cap; /**< origin: outputs recorded so far */
   sl_part_id *outs;    /**< origin: output partitions by index (owned) */
   sl_part_id *inputs;  /**< origin: input partitions (owned) */
