@@ -289,6 +289,30 @@ static void observe(sl_core *c, const sl__task *t, double duration)
 
 /* --------------------------------------------------------------- nodes */
 
+/* Attempt @p t has made the last output of its work order: all that is
+ * left is its engine's report that it finished, at once. */
+static void note_last_output(sl_core *c, sl__task *t, sl_part_id pid)
+{
+  if (t->finishing || t->out_parts == 0 || t->nemitted != t->out_parts)
+    return;
+  sl__node *nd = &c->nodes[t->node];
+  t->finishing = 1;
+  t->last_out = pid;
+  if (pid != SL_NONE)
+    c->parts[pid].fresh = 1;
+  nd->nfinishing++;
+  nd->cpu_finishing += t->cpu;
+  nd->gpu_finishing += t->gpu;
+}
+
+/* The finish of attempt @p t has been seen (or will never come): its last
+ * output @p pid is an output like any other. */
+static void forget_fresh(sl_core *c, sl__task *t, sl_part_id pid)
+{
+  if (pid != SL_NONE)
+    c->parts[pid].fresh = 0;
+  t->last_out = SL_NONE;
+}
 /* --------------------------------------------------------- construction */
 
 sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts, int *code,
@@ -596,6 +620,8 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   t->start = now;
   t->paused_s = 0;
   t->nemitted = 0;
+  t->finishing = 0;
+  t->last_out = SL_NONE;
   t->out_bytes = 0;
   nd->cpu_free -= op->cpu;
   nd->gpu_free -= op->gpu;
@@ -612,12 +638,21 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
                    .split = o->split, .rows = o->rows, .bytes = o->bytes,
                    .target_bytes = c->policy->target_bytes(c, t->op), .part = SL_NONE};
   work_order(c, &d, o, node);
+  t->out_parts = d.out_parts > 0 && d.out_parts < UINT32_MAX ? (uint32_t)d.out_parts : 0;
   sl__push(c, &d);
 }
 
 static void release(sl_core *c, sl__task *t)
 {
   sl__node *nd = &c->nodes[t->node];
+  if (t->finishing) {
+    t->finishing = 0;
+    nd->nfinishing--;
+    nd->cpu_finishing -= t->cpu;
+    nd->gpu_finishing -= t->gpu;
+    if (nd->nfinishing == 0)
+      nd->cpu_finishing = nd->gpu_finishing = 0; /* no rounding residue */
+  }
   if (nd->alive) {
     nd->free_slots[nd->nfree++] = t->slot;
     nd->cpu_free += t->cpu;
@@ -1126,6 +1161,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
       t->nemitted++;
       c->stats.discarded_partitions++;
       *fate = SL_EMIT_DISCARDED;
+      note_last_output(c, t, SL_NONE);
       return 0;
     }
     int rc = admit(c, now, t, bytes, fate);
@@ -1135,6 +1171,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
     p->bytes = bytes;
     place(c, t, pid, *fate);
     part_restored(c, pid);
+    note_last_output(c, t, pid);
     after_event(c, now);
     return 0;
   }
@@ -1166,6 +1203,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
     else
       enqueue(c, pid);
   }
+  note_last_output(c, t, *part);
   after_event(c, now);
   return 0;
 }
@@ -1177,6 +1215,7 @@ int sl_core_finished(sl_core *c, double now, sl_task_id id)
     return SL_ESTATE;
   c->now = now;
   sl__task *t = &c->tasks[id];
+  sl_part_id fresh = t->last_out;
   release(c, t);
   /* a re-run of work that had finished repeats it: the failure's cost */
   sl__idle_attempt_end(c, t, now, sl__origin_of(c, t)->finished_once);
@@ -1196,12 +1235,14 @@ int sl_core_finished(sl_core *c, double now, sl_task_id id)
   }
   if (needs_rerun(c, o))
     retry(c, t->origin);
-  after_event(c, now);
+  after_event(c, now); /* its last output may take the slot it freed */
+  forget_fresh(c, &c->tasks[id], fresh); /* after_event() may move the tasks */
   return 0;
 }
 
 static void fail_attempt(sl_core *c, double now, sl__task *t)
 {
+  forget_fresh(c, t, t->last_out);
   release(c, t);
   sl__idle_attempt_end(c, t, now, true);
   t->state = SL__T_DEAD;
@@ -1365,6 +1406,7 @@ void sl__reset_all(sl_core *c, double now)
       sl_decision d = {.kind = SL_DEC_CANCEL, .task = i, .op = t->op, .node = t->node,
                        .slot = t->slot, .attempt = t->attempt, .part = SL_NONE};
       sl__push(c, &d);
+      forget_fresh(c, t, t->last_out);
       release(c, t);
       sl__idle_attempt_end(c, t, now, true);
       c->stats.tasks_failed++;

@@ -27,6 +27,7 @@ typedef struct {
   uint8_t state;       /**< sl__pstate */
   uint8_t in_queue;    /**< waiting in the next operator's input queue */
   uint8_t spilled;     /**< emitted to its node's disk (kept when it is lost or freed) */
+  uint8_t fresh;       /**< the last output of an attempt whose finish is pending or has just come */
   int64_t rows;
   double bytes;
   int64_t split;       /**< source split it descends from (first input's) */
@@ -56,11 +57,14 @@ typedef struct {
   uint8_t finished_once; /**< origin: output count is known */
   uint8_t spill_next;  /**< the liveness rule lets the next emission spill */
   uint8_t out_rows_set;/**< origin: out_rows is fixed (at its first launch) */
+  uint8_t finishing;   /**< made its work order's last output: its slot frees at once */
   int32_t node, slot;
   int32_t attempt;
   int32_t instance;    /**< static placement: instance index, else -1 */
   int32_t share;       /**< origin of an all-to-all task: the reducer's share, else -1 */
   uint32_t nemitted;   /**< outputs emitted by this attempt */
+  uint32_t out_parts;  /**< outputs its work order makes (its LAUNCH's out_parts) */
+  sl_part_id last_out; /**< while finishing: the last output it made, else SL_NONE */
   uint32_t nouts, outs_cap; /**< origin: outputs recorded so far */
   sl_part_id *outs;    /**< origin: output partitions by index (owned) */
   sl_part_id *inputs;  /**< origin: input partitions (owned) */
@@ -82,6 +86,8 @@ typedef struct {
   double cpu_free, gpu_free;
   double store_budget, store_used, store_peak;
   int nslots, nfree;
+  int nfinishing;      /**< running attempts past their last output (sl__task.finishing) */
+  double cpu_finishing, gpu_finishing; /**< what they hold */
   int *free_slots;     /**< stack of free slot ids (LIFO keeps workers warm) */
   sl__idq waiting;     /**< running tasks whose emission waits for memory */
   int op_running[SL_MAX_OPS];        /**< per operator: attempts running here */
@@ -253,6 +259,10 @@ static inline bool sl__ops_overlap(const struct sl_core_s *c, int a, int b)
 
 /** @brief Whether @p node has a free slot and the request of @p op (on a node the op may use). */
 bool sl__fits(const struct sl_core_s *c, int node, int op);
+/** @brief Whether a task of @p op fits @p node once the attempts there
+ *  that made their last output finish (which their engine reports at once),
+ *  though it does not fit now. */
+bool sl__fits_once_finished(const struct sl_core_s *c, int node, int op);
 
 /** @brief The next node, in rotation, with room for a task of @p op; -1: none. */
 int sl__next_fitting_node(struct sl_core_s *c, int op);

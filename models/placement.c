@@ -58,6 +58,8 @@ void sl__node_reset(sl_core *c, int n)
   nd->store_budget = g->store_bytes;
   nd->store_used = 0;
   nd->nfree = nd->nslots;
+  nd->nfinishing = 0;
+  nd->cpu_finishing = nd->gpu_finishing = 0;
   for (int s = 0; s < nd->nslots; s++)
     nd->free_slots[s] = nd->nslots - 1 - s; /* slot 0 on top */
   sl__idq_clear(&nd->waiting);
@@ -90,6 +92,15 @@ bool sl__fits(const sl_core *c, int node, int op)
   const sl__node *nd = &c->nodes[node];
   const sl_pop *o = &c->plan->ops[op];
   return nd->alive && nd->nfree > 0 && nd->cpu_free + EPS >= o->cpu && nd->gpu_free + EPS >= o->gpu &&
+         sl__op_allowed(c, node, op);
+}
+
+bool sl__fits_once_finished(const sl_core *c, int node, int op)
+{
+  const sl__node *nd = &c->nodes[node];
+  const sl_pop *o = &c->plan->ops[op];
+  return nd->alive && nd->nfinishing > 0 && !sl__fits(c, node, op) &&
+         nd->cpu_free + nd->cpu_finishing + EPS >= o->cpu && nd->gpu_free + nd->gpu_finishing + EPS >= o->gpu &&
          sl__op_allowed(c, node, op);
 }
 

@@ -767,12 +767,86 @@ static void test_streaming_plus_paces_reads(void **state)
   sl_cluster_free(&c);
 }
 
+/* A job's last wave reads where its inputs were made. fig10b's shape on a
+ * head of 16 CPUs and a worker of 8: 40 reads of one 128 MiB partition
+ * each, then a drop task per partition. The third wave of reads runs on
+ * the head alone while the worker idles; the drops of its partitions used
+ * to go to the worker's idle slots at the moment of emission, before the
+ * head's slots freed, and 8 x 128 MiB crossed the head's 15 Gbps NIC:
+ * 0.606 s for a job whose work takes 0.034 s (and 0.067 s on 8 workers,
+ * where the waves came out even and nothing moved: a 36x jump in fig10b's
+ * curve). Nothing needs to cross: no attempt waits for a transfer, and
+ * the run takes its two waves of reads and drops. */
+static void test_last_wave_reads_locally(void **state)
+{
+  (void)state;
+  const double row = 8.0 * 1048576;
+  sl_workload w = {0};
+  snprintf(w.name, sizeof w.name, "last-wave");
+  w.target_partition_bytes = 16 * row;
+  sl_op_spec *rd = &w.ops[w.nops++];
+  snprintf(rd->name, sizeof rd->name, "read");
+  rd->kind = SL_OP_SOURCE;
+  rd->cpu = 1;
+  rd->tasks = 40;
+  rd->rows_per_task = 16;
+  rd->out_row_bytes = row;
+  rd->time_per_row = 0.524e-3;
+  rd->rows_out_per_row = 1;
+  sl_op_spec *drop = &w.ops[w.nops++];
+  snprintf(drop->name, sizeof drop->name, "drop");
+  drop->kind = SL_OP_MAP;
+  drop->cpu = 0.99;
+  drop->time_per_byte = 62.5e-6 / 1e6;
+  drop->out_row_bytes = 1;
+  drop->rows_out_per_row = 1;
+  sl_op_spec *sink = &w.ops[w.nops++];
+  snprintf(sink->name, sizeof sink->name, "sink");
+  sink->kind = SL_OP_SINK;
+  sink->rows_out_per_row = 1;
+  sl_plan p;
+  char err[256];
+  sl_plan_opts po = {0};
+  int rc = sl_plan_build(&p, &w, &po, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, 0);
+
+  sl_cluster c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.name, sizeof c.name, "head-and-worker");
+  c.ngroups = 2;
+  for (int i = 0; i < 2; i++) {
+    sl_node_group *g = &c.groups[i];
+    snprintf(g->name, sizeof g->name, i == 0 ? "head" : "worker");
+    g->count = 1;
+    g->cpu = i == 0 ? 16 : 8;
+    g->memory_bytes = (i == 0 ? 64.0 : 32.0) * 1073741824;
+    g->store_bytes = 0.3 * g->memory_bytes;
+    g->cpu_speed = g->gpu_speed = 1;
+    g->nic_bps = 15e9 / 8;
+  }
+  assert_int_equal(sl_cluster_expand(&c), 0);
+
+  sl_sim_opts o = opts_for(&p, &c, "streaming");
+  sl_sim_result r;
+  sl_sim_run(&o, &r);
+  assert_whole(&r, 640);
+  double wave = 16 * 0.524e-3 + 16 * row * 62.5e-6 / 1e6; /* a read, then a drop */
+  fprintf(stderr, "  last wave: JCT %.4f s (two waves: %.4f s), attempts waited %.3f CPU-s for transfers\n",
+          r.summary.jct_s, 2 * wave, r.summary.cpu_time.idle_s[SL_IDLE_TRANSFER]);
+  assert_float_equal(r.summary.cpu_time.idle_s[SL_IDLE_TRANSFER], 0, 1e-9);
+  assert_true(r.summary.jct_s < 2 * wave + 1e-3);
+  sl_cluster_free(&c);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fig9_small_every_model),
     cmocka_unit_test(test_streaming_matches_harness),
     cmocka_unit_test(test_transfer_time),
+    cmocka_unit_test(test_last_wave_reads_locally),
     cmocka_unit_test(test_spill_disk),
     cmocka_unit_test(test_failures_every_model),
     cmocka_unit_test(test_node_lost_mid_transfer),
