@@ -956,6 +956,7 @@ static void test_idle_names_the_cause(void **state)
   assert_float_equal(b.idle_s[SL_IDLE_TRANSFER], 0.25, 1e-9);
   assert_float_equal(b.busy_s, busy - 0.25, 1e-9);
   h_free(&h);
+  sl_cluster_free(&cl);
 
   sl_workload w9;
   fig9_small(&w9);
