@@ -1092,6 +1092,7 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
     goto out_destroy;
   int why = 0;
   sl_core_opts core = sl_exec_core_opts(opts);
+  core.no_decision_hash = !opts->record_events; /* only the event log reads it */
   e.core = sl_core_create(plan, cluster, &core, &why, cerr, sizeof cerr);
   if (!e.core) {
     snprintf(err, errlen, "%s", cerr);

@@ -132,7 +132,10 @@ static uint64_t hash_decision(const sl_core *c, uint64_t h, const sl_decision *d
 
 void sl__push(sl_core *c, const sl_decision *d)
 {
-  c->dec_hash = hash_decision(c, c->dec_hash, d);
+  /* byte by byte, each step waiting for the last: a third of the
+   * executor's cost per task, paid only when someone will read it */
+  if (!c->opts.no_decision_hash)
+    c->dec_hash = hash_decision(c, c->dec_hash, d);
   if (c->dec_len == c->dec_cap) {
     uint32_t ncap = c->dec_cap ? c->dec_cap * 2 : 64;
     sl_decision *n = malloc(sizeof *n * ncap);

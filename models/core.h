@@ -86,6 +86,8 @@ typedef struct {
   uint64_t seed;              /**< draws of task time spreads; 0 = the workload's seed */
   double stall_timeout_s;     /**< fail the job (FAIL, SL_ESTALL, naming the stuck operator) after
                                    this long without a row delivered or a task finished; 0 = never */
+  bool no_decision_hash;      /**< keep no sl_core_decision_hash(): for an engine that records no
+                                   events, as hashing is a third of the executor's dispatch cost */
 } sl_core_opts;
 
 /** @brief Defaults: streaming batch, spill on full, ratio 0.5, 1 s, 2 slots per channel. */
@@ -288,7 +290,9 @@ int sl_core_apply(sl_core *c, const sl_event *ev);
 /** @brief A hash (FNV-1a) of every decision the core has made so far, fields
  *  and inputs included: equal for two cores that decided the same. A
  *  LAUNCH's input facts (sl_decision.in) are left out: they are the books
- *  of partitions earlier decisions and events made, which are in already. */
+ *  of partitions earlier decisions and events made, which are in already.
+ *  Under sl_core_opts.no_decision_hash, FNV-1a's offset basis whatever was
+ *  decided. */
 uint64_t sl_core_decision_hash(const sl_core *c);
 
 /** @brief The name of an event kind ("emit", ...); NULL past the last. */

@@ -349,6 +349,34 @@ static void field_str(csv_out *o, const char *s)
     fputs(s, o->f);
 }
 
+/* Whole numbers are most of a tasks.csv row and are written by hand:
+ * printf costs microseconds a number here, more still in a process where
+ * a library registered printf extensions (libquadmath does), which sends
+ * every call down glibc's positional path. Same digits as "%" PRId64. */
+static void put_i64(FILE *f, int64_t v)
+{
+  char buf[24], *p = buf + sizeof buf;
+  uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+  do {
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0)
+    *--p = '-';
+  fwrite(p, 1, (size_t)(buf + sizeof buf - p), f);
+}
+
+/* "%.0f" of a whole, finite @p v: below 2^63 it is an int64 exactly. */
+static void put_whole(FILE *f, double v)
+{
+  if (v == 0 && signbit(v))
+    fputs("-0", f);
+  else if (fabs(v) < 9e18)
+    put_i64(f, (int64_t)v);
+  else
+    fprintf(f, "%.0f", v);
+}
+
 static void field_num(csv_out *o, double v)
 {
   if (o->col++)
@@ -356,7 +384,7 @@ static void field_num(csv_out *o, double v)
   if (!isfinite(v))
     fputs(v > 0 ? "inf" : v < 0 ? "-inf" : "nan", o->f);
   else if (v == floor(v) && fabs(v) < 1e15)
-    fprintf(o->f, "%.0f", v);
+    put_whole(o->f, v); /* "%.0f" */
   else
     fprintf(o->f, "%.6g", v);
 }
@@ -368,14 +396,14 @@ static void field_count(csv_out *o, double v)
   if (o->col++)
     fputc(',', o->f);
   if (isfinite(v))
-    fprintf(o->f, "%.0f", round(v));
+    put_whole(o->f, round(v)); /* "%.0f" */
 }
 
 static void field_i64(csv_out *o, int64_t v)
 {
   if (o->col++)
     fputc(',', o->f);
-  fprintf(o->f, "%" PRId64, v);
+  put_i64(o->f, v);
 }
 
 static void end_row(csv_out *o)
@@ -579,7 +607,13 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
   if (!f)
     return SL_EIO;
   csv_out o = {f, 0};
-  char node[SL_NAME_MAX + 16];
+  /* node names formatted once per node, not once per row */
+  typedef char node_name[SL_NAME_MAX + 16];
+  int nnames = r->cluster->nodes ? r->cluster->nnodes : 0;
+  node_name *names = nnames > 0 ? malloc(sizeof *names * (size_t)nnames) : NULL;
+  for (int n = 0; names && n < nnames; n++)
+    sl_cluster_node_name(r->cluster, n, names[n], sizeof names[n]);
+  node_name node;
   const char *cols[] = {"task", "origin", "attempt", "op", "op_name", "node", "node_name", "slot", "start_s",
                         "end_s", "rows_in", "bytes_in", "rows_out", "bytes_out", "partitions_out",
                         "status", "speed", "waited_s", "transfer_s", NULL};
@@ -594,8 +628,12 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
     field_i64(&o, t->op);
     field_str(&o, r->plan->ops[t->op].name);
     field_i64(&o, t->node);
-    sl_cluster_node_name(r->cluster, t->node, node, sizeof node);
-    field_str(&o, node);
+    if (names && t->node >= 0 && t->node < nnames)
+      field_str(&o, names[t->node]);
+    else {
+      sl_cluster_node_name(r->cluster, t->node, node, sizeof node);
+      field_str(&o, node);
+    }
     field_i64(&o, t->slot);
     field_num(&o, t->start_s);
     field_num(&o, t->end_s);
@@ -610,6 +648,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
     field_num(&o, t->transfer_s);
     end_row(&o);
   }
+  free(names);
   return sl_atomic_commit(&tmp, true, err, errlen);
 }
 

@@ -975,6 +975,7 @@ static void simulate(const sl_sim_opts *o, sl_sim_result *r)
   s.time_limit = o->time_limit_s > 0 ? o->time_limit_s : (have_bound ? 50 * b.jct_s : 0) + 3600;
   r->sample_interval_s = s.interval;
   sl_core_opts core = sl_sim_core_opts(o);
+  core.no_decision_hash = !o->record_events; /* only the event log reads it */
   s.core = sl_core_new(o->plan, o->cluster, &core, r->err, sizeof r->err);
   if (!s.core) {
     r->code = SL_EINVAL;
