@@ -221,6 +221,7 @@ static const char *const wanted[C_ALL] = {"op",       "op_name",   "start_s", "e
 
 typedef struct {
   double *x, *y, *rows_out, *bytes_out;
+  double *y_var; /* variance of y that the printed times' rounding alone makes */
   int64_t n, cap;
 } samples;
 
@@ -239,7 +240,7 @@ typedef struct {
   size_t errlen;
 } reader;
 
-static int push(samples *s, double x, double y, double ro, double bo)
+static int push(samples *s, double x, double y, double ro, double bo, double y_var)
 {
   if (s->n == s->cap) {
     int64_t ncap = s->cap ? s->cap * 2 : 256;
@@ -255,7 +256,10 @@ static int push(samples *s, double x, double y, double ro, double bo)
     double *nb = realloc(s->bytes_out, sizeof *nb * ncap);
     if (nb)
       s->bytes_out = nb;
-    if (!nx || !ny || !nr || !nb)
+    double *nv = realloc(s->y_var, sizeof *nv * ncap);
+    if (nv)
+      s->y_var = nv;
+    if (!nx || !ny || !nr || !nb || !nv)
       return SL_ENOMEM;
     s->cap = ncap;
   }
@@ -263,8 +267,42 @@ static int push(samples *s, double x, double y, double ro, double bo)
   s->y[s->n] = y;
   s->rows_out[s->n] = ro;
   s->bytes_out[s->n] = bo;
+  s->y_var[s->n] = y_var;
   s->n++;
   return 0;
+}
+
+/* The step of the last digit a number was written with ("15.6107": 1e-4,
+ * "2e-05": 1e-5): what it may be off by, half of it either way. The
+ * engines write six significant digits and drop trailing zeros ("7.3" is
+ * 7.30000), so the step is never taken coarser than that. */
+static double printed_quantum(const char *text)
+{
+  double v = fabs(strtod(text, NULL));
+  double six_digits = v > 0 ? pow(10.0, floor(log10(v)) - 5) : 0;
+  const char *dot = strchr(text, '.');
+  const char *e = strpbrk(text, "eE");
+  int decimals = 0;
+  if (dot)
+    for (const char *d = dot + 1; *d >= '0' && *d <= '9'; d++)
+      decimals++;
+  long exp10 = e ? strtol(e + 1, NULL, 10) : 0;
+  return fmin(pow(10.0, (double)(exp10 - decimals)), six_digits);
+}
+
+/* The most variance that printing alone gives a duration made of these
+ * times. Rounded on the same step q, the two ends of a duration d are off
+ * by c q or (c - 1) q together, c the fraction of a step in d: a variance
+ * of c (1 - c) q^2, at most q^2 / 4, so q^2 / 8 a time. */
+static double rounding_variance(const reader *r, const int *cols, int ncols)
+{
+  double v = 0;
+  for (int k = 0; k < ncols; k++)
+    if (r->index[cols[k]] >= 0) {
+      double q = printed_quantum(r->field[cols[k]]);
+      v += q * q / 8;
+    }
+  return v;
 }
 
 static void on_field(void *data, size_t len, void *ctx)
@@ -397,7 +435,9 @@ static int take_record(reader *r)
   int slot = op_slot(r, r->field[C_OP_NAME], (int)op);
   if (slot < 0)
     return slot;
-  if (push(&r->s[slot], rows_in, fmax(0, end - start - waited - transfer) * speed, rows_out, bytes_out) < 0) {
+  static const int timed[] = {C_START, C_END, C_WAITED, C_TRANSFER};
+  double y_var = rounding_variance(r, timed, 4) * speed * speed;
+  if (push(&r->s[slot], rows_in, fmax(0, end - start - waited - transfer) * speed, rows_out, bytes_out, y_var) < 0) {
     snprintf(r->err, r->errlen, "out of memory");
     return SL_ENOMEM;
   }
@@ -512,8 +552,11 @@ static void fit(const samples *s, sl_sim_op_cost *oc)
   }
   oc->time_per_task = a;
   oc->time_per_row = b;
-  /* relative residuals: the simulator's spread multiplies the task time */
-  double s1 = 0, s2 = 0;
+  /* relative residuals: the simulator's spread multiplies the task time.
+   * What the printed times' rounding could explain is not spread: a
+   * spread of 2e-5 fitted to a run that had none perturbed every tie of
+   * its simulation (fig9-small's calibrated JCT moved 4%). */
+  double s1 = 0, s2 = 0, rounding = 0;
   int64_t k = 0;
   for (int64_t i = 0; i < s->n; i++) {
     double pred = a + b * s->x[i];
@@ -521,10 +564,20 @@ static void fit(const samples *s, sl_sim_op_cost *oc)
       double q = s->y[i] / pred - 1;
       s1 += q;
       s2 += q * q;
+      rounding += s->y_var[i] / (pred * pred);
       k++;
     }
   }
-  oc->time_spread = k >= 2 ? sqrt(fmax(0, s2 / (double)k - (s1 / (double)k) * (s1 / (double)k))) : 0;
+  oc->time_spread = 0;
+  if (k >= 2) {
+    double var = s2 / (double)k - (s1 / (double)k) * (s1 / (double)k);
+    double rounded = rounding / (double)k;
+    /* a sample variance of k residuals is off by sqrt(2 / k) of itself:
+     * within three such errors of what rounding could make, it is taken
+     * for rounding */
+    if (var > rounded * (1 + 3 * sqrt(2.0 / (double)k)))
+      oc->time_spread = sqrt(var - rounded);
+  }
 }
 
 static void summarize(const samples *s, sl_sim_op_cost *oc)
@@ -611,6 +664,7 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
     free(r->s[i].y);
     free(r->s[i].rows_out);
     free(r->s[i].bytes_out);
+    free(r->s[i].y_var);
   }
   free(r);
   if (rc < 0)
