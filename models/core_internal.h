@@ -31,6 +31,7 @@ typedef struct {
   int64_t rows;
   double bytes;
   int64_t split;       /**< source split it descends from (first input's) */
+  uint64_t key;        /**< the data it holds: its producer's key and its index (core.c data_key()) */
   sl_task_id consumer; /**< origin task that took it, SL_NONE while queued */
 } sl__part;
 
@@ -72,6 +73,7 @@ typedef struct {
   int64_t split;
   int64_t rows;
   int64_t out_rows;    /**< origin: rows its attempts make (see out_rows_of()) */
+  uint64_t key;        /**< origin: the data it works on, fixed at its first launch (data_key()) */
   double bytes;
   double start;
   double paused_s;     /**< seconds this attempt was paused for memory (idle.c) */
