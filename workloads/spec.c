@@ -116,7 +116,7 @@ static const sl_ini_key sl__op_keys[] = {
    .doc = "cost of each MB of input at speed 1 (for a source, of read_bytes_per_row)"},
   {.name = "time_spread", .type = SL_INI_REAL, .range = SL_INI_NONNEG, .kinds = SL__TASKS,
    .offset = SL__OP(time_spread), .dflt = "0",
-   .doc = "coefficient of variation of a task's time; the simulator draws each task's factor"},
+   .doc = "coefficient of variation of a task's time; each task's factor is drawn from its data, the same in every engine and retry"},
   {.name = "rows_out_per_row", .type = SL_INI_REAL, .unit = "rows", .range = SL_INI_POS,
    .kinds = SL__TRANSFORMS, .offset = SL__OP(rows_out_per_row), .dflt = "1",
    .doc = "output rows per input row: K > 1 expands, 1/K keeps one row in K"},
