@@ -556,6 +556,19 @@ static void test_streaming_plus(void **state)
   assert_true(jct[1] <= 1.02 * jct[0]);
 }
 
+/* A streaming core over @p plan on two nodes of 4 CPU and 2 GPU slots,
+ * started at 0: its first decisions wait in its queue. */
+static sl_core *started_on_two_nodes(const sl_plan *plan, sl_cluster *cl)
+{
+  many_nodes(cl, 2, 4, 2, 50 * MB);
+  sl_core_opts o = model("streaming");
+  char err[256];
+  sl_core *c = sl_core_new(plan, cl, &o, err, sizeof err);
+  assert_non_null(c);
+  assert_int_equal(sl_core_start(c, 0), 0);
+  return c;
+}
+
 /* The core picks what a kill strikes, so both engines strike the same
  * attempt: the running attempt of the operator with the lowest id. With
  * nothing of it running, the next attempt of it to launch is doomed. */
@@ -567,12 +580,7 @@ static void test_kill_is_the_cores_choice(void **state)
   sl_plan plan;
   build(&plan, &w);
   sl_cluster cl;
-  many_nodes(&cl, 2, 4, 2, 50 * MB);
-  sl_core_opts o = model("streaming");
-  char err[256];
-  sl_core *c = sl_core_new(&plan, &cl, &o, err, sizeof err);
-  assert_non_null(c);
-  assert_int_equal(sl_core_start(c, 0), 0);
+  sl_core *c = started_on_two_nodes(&plan, &cl);
   sl_decision d;
   sl_task_id first = SL_NONE;
   while (sl_core_next(c, &d))
@@ -605,12 +613,7 @@ static void test_spread_follows_the_data(void **state)
   sl_plan plan;
   build(&plan, &w);
   sl_cluster cl;
-  many_nodes(&cl, 2, 4, 2, 50 * MB);
-  sl_core_opts o = model("streaming");
-  char err[256];
-  sl_core *c = sl_core_new(&plan, &cl, &o, err, sizeof err);
-  assert_non_null(c);
-  assert_int_equal(sl_core_start(c, 0), 0);
+  sl_core *c = started_on_two_nodes(&plan, &cl);
   sl_decision d;
   double work[64] = {0};
   sl_task_id victim = SL_NONE;
