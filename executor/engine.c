@@ -345,6 +345,7 @@ typedef struct {
   sl_kernel *holder;
   double waited; /* held by backpressure: refused emissions until RESUME */
   double transfer; /* receiving its inputs: storage reads, partitions from other nodes */
+  double spread;   /* the order's spread factor when its charge is held, else 1 */
 } task_run;
 
 /* The core's books and the real buffers must agree byte for byte: the
@@ -659,7 +660,8 @@ static void record(worker *w, const sl_decision *d, const task_run *tr, double s
                       .node = d->node, .slot = d->slot, .start_s = start, .end_s = end,
                       .rows_in = d->rows, .bytes_in = d->bytes, .rows_out = tr->rows_out,
                       .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st,
-                      .speed = d->speed, .waited_s = tr->waited, .transfer_s = tr->transfer};
+                      .speed = d->speed, .waited_s = tr->waited, .transfer_s = tr->transfer,
+                      .spread = tr->spread};
   if (sl_recorder_task(w->e->rec, &r) < 0)
     fail_job(w->e, SL_ENOMEM, "out of memory recording task %u", d->task);
 }
@@ -709,6 +711,7 @@ static void run_task(worker *w, const sl_decision *d, input_ref *in)
     tr.transfer = receive_inputs(e, d, in);
   tr.start_abs = monotonic_s();
   tr.charge = modelled ? d->charge_s * e->opts->time_scale : 0;
+  tr.spread = modelled ? d->spread : 1; /* a real kernel's time is its own */
   tr.nparts = d->out_parts > 0 ? d->out_parts : 1;
   if (rc == 0)
     rc = pop->kind == SL_OP_SOURCE ? run_source(w, d, &tr, &out) : run_map(w, d, in, &tr, &out);

@@ -593,7 +593,8 @@ static void work_order(sl_core *c, sl_decision *d, sl__task *o, int node)
   d->out_parts = d->out_rows <= 0                  ? 0
                  : d->rows_per_part == INT64_MAX ? 1
                                                  : (d->out_rows + d->rows_per_part - 1) / d->rows_per_part;
-  d->work_s = sl_plan_task_time(op, (double)d->rows) * sl__draw_spread(op->time_spread, c->seed, DRAW_SPREAD, data_key(c, o));
+  d->spread = sl__draw_spread(op->time_spread, c->seed, DRAW_SPREAD, data_key(c, o));
+  d->work_s = sl_plan_task_time(op, (double)d->rows) * d->spread;
   d->speed = speed > 0 ? speed : 1;
   d->charge_s = d->work_s / d->speed;
   /* a kill that found nothing of this operator running takes this attempt */

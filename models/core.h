@@ -164,6 +164,8 @@ typedef struct {
   int64_t out_rows;     /**< LAUNCH: output rows the attempt makes, as the cost model has it */
   int64_t out_parts;    /**< LAUNCH: partitions they make (out_rows cut at rows_per_part) */
   double work_s;        /**< LAUNCH: modelled seconds at speed 1, spread included */
+  double spread;        /**< LAUNCH: the spread factor in work_s (1: none), drawn from the data: a
+                             calibration divides it out to see the operator's base time */
   double charge_s;      /**< LAUNCH: work_s at this node's speed: how long the slot is held */
   double speed;         /**< LAUNCH: that speed (of the CPU or GPU the operator uses) */
   int64_t share, shares;/**< LAUNCH of an all-to-all task: its share of each input; 0 of 1 otherwise */

@@ -33,6 +33,8 @@ typedef struct {
   double speed; /**< of the node's resource the attempt ran on (the order's) */
   double waited_s; /**< held by backpressure: an emission refused until RESUME */
   double transfer_s; /**< receiving its inputs: storage reads and partitions from other nodes */
+  double spread;     /**< the spread factor its charged time carries (1: none, or a real kernel's
+                          own time): what a calibration divides out */
 } sl_task_record;
 
 /** @brief How the time spent spilling partitions enters a run's JCT. */

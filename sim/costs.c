@@ -213,14 +213,16 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
  * (time held by backpressure) and 'transfer_s' (time receiving inputs,
  * which the simulator charges to the links) are no cost of the operator's
  * and are taken out, so that a run that backpressured or read from shared
- * storage calibrates right too. */
+ * storage calibrates right too; 'spread' (the factor a task's time was
+ * drawn with) is divided out, leaving the operator's base time. */
 enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N,
-       C_SPEED = C_N, C_WAITED, C_TRANSFER, C_ALL };
+       C_SPEED = C_N, C_WAITED, C_TRANSFER, C_SPREAD, C_ALL };
 static const char *const wanted[C_ALL] = {"op",       "op_name",   "start_s", "end_s",   "rows_in",   "rows_out",
-                                          "bytes_out", "status",   "speed",   "waited_s", "transfer_s"};
+                                          "bytes_out", "status",   "speed",   "waited_s", "transfer_s", "spread"};
 
 typedef struct {
   double *x, *y, *rows_out, *bytes_out;
+  double *f;     /* the spread factor y was divided by (1: none recorded) */
   double *y_var; /* variance of y that the printed times' rounding alone makes */
   int64_t n, cap;
 } samples;
@@ -240,7 +242,7 @@ typedef struct {
   size_t errlen;
 } reader;
 
-static int push(samples *s, double x, double y, double ro, double bo, double y_var)
+static int push(samples *s, double x, double y, double ro, double bo, double y_var, double f)
 {
   if (s->n == s->cap) {
     int64_t ncap = s->cap ? s->cap * 2 : 256;
@@ -259,7 +261,10 @@ static int push(samples *s, double x, double y, double ro, double bo, double y_v
     double *nv = realloc(s->y_var, sizeof *nv * ncap);
     if (nv)
       s->y_var = nv;
-    if (!nx || !ny || !nr || !nb || !nv)
+    double *nf = realloc(s->f, sizeof *nf * ncap);
+    if (nf)
+      s->f = nf;
+    if (!nx || !ny || !nr || !nb || !nv || !nf)
       return SL_ENOMEM;
     s->cap = ncap;
   }
@@ -268,6 +273,7 @@ static int push(samples *s, double x, double y, double ro, double bo, double y_v
   s->rows_out[s->n] = ro;
   s->bytes_out[s->n] = bo;
   s->y_var[s->n] = y_var;
+  s->f[s->n] = f;
   s->n++;
   return 0;
 }
@@ -402,15 +408,19 @@ static int take_record(reader *r)
     rc = number_field(r, C_ROWS_OUT, &rows_out);
   if (!rc)
     rc = number_field(r, C_BYTES_OUT, &bytes_out);
-  double speed = 1, waited = 0, transfer = 0;
+  double speed = 1, waited = 0, transfer = 0, spread = 1;
   if (!rc && r->index[C_SPEED] >= 0)
     rc = number_field(r, C_SPEED, &speed);
   if (!rc && r->index[C_WAITED] >= 0)
     rc = number_field(r, C_WAITED, &waited);
   if (!rc && r->index[C_TRANSFER] >= 0)
     rc = number_field(r, C_TRANSFER, &transfer);
+  if (!rc && r->index[C_SPREAD] >= 0)
+    rc = number_field(r, C_SPREAD, &spread);
   if (rc)
     return rc;
+  if (!(spread > 0 && spread <= 1e6))
+    return fail_at(r->err, r->errlen, r->path, r->line, "spread must be a number above 0, up to 1e6");
   if (!(speed > 0 && speed <= 1e6))
     return fail_at(r->err, r->errlen, r->path, r->line, "speed must be a number above 0, up to 1e6");
   if (!(waited >= 0 && waited <= end - start + 1e-6))
@@ -435,9 +445,15 @@ static int take_record(reader *r)
   int slot = op_slot(r, r->field[C_OP_NAME], (int)op);
   if (slot < 0)
     return slot;
+  /* the work at speed 1 without its drawn spread factor: the operator's
+   * base time. Averaging the factors into it biased a calibration by their
+   * sample mean's distance from 1, about spread / sqrt(tasks): -5% on a
+   * run of 22 tasks with a 0.2 spread, though its simulation draws the
+   * very same factors again. */
   static const int timed[] = {C_START, C_END, C_WAITED, C_TRANSFER};
-  double y_var = rounding_variance(r, timed, 4) * speed * speed;
-  if (push(&r->s[slot], rows_in, fmax(0, end - start - waited - transfer) * speed, rows_out, bytes_out, y_var) < 0) {
+  double y_var = rounding_variance(r, timed, 4) * speed * speed / (spread * spread);
+  double work = fmax(0, end - start - waited - transfer) * speed / spread;
+  if (push(&r->s[slot], rows_in, work, rows_out, bytes_out, y_var, spread) < 0) {
     snprintf(r->err, r->errlen, "out of memory");
     return SL_ENOMEM;
   }
@@ -520,6 +536,21 @@ static double ratio_cv(const double *v, const double *w, int64_t n)
   return sqrt(var) / m;
 }
 
+/* Coefficient of variation of the recorded spread factors. */
+static double factor_cv(const samples *s)
+{
+  double m = 0;
+  for (int64_t i = 0; i < s->n; i++)
+    m += s->f[i];
+  if (s->n < 2 || !(m > 0))
+    return 0;
+  m /= (double)s->n;
+  double var = 0;
+  for (int64_t i = 0; i < s->n; i++)
+    var += (s->f[i] - m) * (s->f[i] - m);
+  return sqrt(var / (double)s->n) / m;
+}
+
 /* duration = a + b * rows_in, by least squares, with a, b >= 0. */
 static void fit(const samples *s, sl_sim_op_cost *oc)
 {
@@ -568,7 +599,7 @@ static void fit(const samples *s, sl_sim_op_cost *oc)
       k++;
     }
   }
-  oc->time_spread = 0;
+  double residual = 0;
   if (k >= 2) {
     double var = s2 / (double)k - (s1 / (double)k) * (s1 / (double)k);
     double rounded = rounding / (double)k;
@@ -576,8 +607,12 @@ static void fit(const samples *s, sl_sim_op_cost *oc)
      * within three such errors of what rounding could make, it is taken
      * for rounding */
     if (var > rounded * (1 + 3 * sqrt(2.0 / (double)k)))
-      oc->time_spread = sqrt(var - rounded);
+      residual = var - rounded;
   }
+  /* what varied beyond the drawn factors, and the factors' own spread:
+   * independent, so their variances add */
+  double drawn = factor_cv(s);
+  oc->time_spread = sqrt(residual + drawn * drawn);
 }
 
 static void summarize(const samples *s, sl_sim_op_cost *oc)
@@ -665,6 +700,7 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
     free(r->s[i].rows_out);
     free(r->s[i].bytes_out);
     free(r->s[i].y_var);
+    free(r->s[i].f);
   }
   free(r);
   if (rc < 0)

@@ -72,6 +72,7 @@ typedef struct {
   int64_t split, rows_in;
   double bytes_in, start;
   double speed; /* of the node's resource the attempt runs on */
+  double spread; /* the order's spread factor, in its charged time */
   double waited; /* held by backpressure so far */
   double transfer; /* receiving its inputs: storage reads and remote partitions */
   sl_input *inputs;   /* the order's inputs, copied: where to pull them from */
@@ -134,7 +135,7 @@ static void record(sim *s, const slot_t *w, sl_task_status status, double end)
                       .slot = w->slot, .start_s = w->start, .end_s = end, .rows_in = w->rows_in,
                       .rows_out = w->emitted_rows, .bytes_in = w->bytes_in, .bytes_out = w->bytes_out,
                       .parts_out = w->parts_out, .status = status, .speed = w->speed,
-                      .waited_s = w->waited, .transfer_s = w->transfer};
+                      .waited_s = w->waited, .transfer_s = w->transfer, .spread = w->spread};
   if (sl_recorder_task(s->rec, &r) < 0)
     s->res->code = SL_ENOMEM;
 }
@@ -242,6 +243,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->rows_in = d->rows;
   w->bytes_in = d->bytes;
   w->speed = d->speed;
+  w->spread = d->spread;
   w->waited = 0;
   w->transfer = 0;
   w->start = now;

@@ -734,6 +734,29 @@ static void test_calibrate_after_storage_reads(void **state)
   sl_cluster_free(&c);
 }
 
+/* Bug: calibration averaged the drawn spread factors into the base time,
+ * so a run of 60 source tasks with a 0.3 spread calibrated their time off
+ * by the mean of its 60 draws (several percent), and the simulation then
+ * drew the same factors on top. tasks.csv says each attempt's factor;
+ * calibration divides it out and keeps the spread. */
+static void test_calibrate_divides_out_spread(void **state)
+{
+  (void)state;
+  sl_workload w;
+  calib_workload(&w);
+  w.ops[0].time_spread = 0.3;
+  sl_cluster c;
+  one_calib_node(&c, 1000 * MB);
+  sl_sim_costs costs;
+  simulate_and_calibrate(&w, &c, "streaming", "spread", &costs);
+  const sl_sim_op_cost *rd = cost_of(&costs, "read");
+  fprintf(stderr, "  read with a 0.3 spread: %.6g s per task, spread %.3g\n", rd->time_per_row * 10,
+          rd->time_spread);
+  assert_float_equal(rd->time_per_row * 10, 0.5, 0.5 * 0.002);
+  assert_float_equal(rd->time_spread, 0.3, 0.1);
+  sl_cluster_free(&c);
+}
+
 /* Video classification on 32 nodes reading from a 20 Gbps storage link:
  * the paper's policy admits a source task per CPU at once; their reads
  * share the link, end together, and the pipeline runs in waves with the
@@ -897,6 +920,7 @@ int main(void)
     cmocka_unit_test(test_calibrate_after_storage_reads),
     cmocka_unit_test(test_streaming_plus_paces_reads),
     cmocka_unit_test(test_calibrate_ignores_rounding),
+    cmocka_unit_test(test_calibrate_divides_out_spread),
     cmocka_unit_test(test_cost_file_errors),
     cmocka_unit_test(test_cost_file_keeps_batch_shape),
     cmocka_unit_test(test_cost_file_long_source),
