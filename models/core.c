@@ -192,7 +192,7 @@ static void push_fail_at(sl_core *c, int code, int op, int node)
   sl__push(c, &d);
 }
 
-static void push_fail(sl_core *c, int code)
+void sl__push_fail(sl_core *c, int code)
 {
   push_fail_at(c, code, -1, -1);
 }
@@ -200,12 +200,12 @@ static void push_fail(sl_core *c, int code)
 void sl__enqueue_id(sl_core *c, sl__idq *q, uint32_t id)
 {
   if (sl__idq_push(q, id) < 0)
-    push_fail(c, SL_ENOMEM);
+    sl__push_fail(c, SL_ENOMEM);
 }
 
 /* ------------------------------------------------------------ allocation */
 
-static sl_task_id task_alloc(sl_core *c)
+sl_task_id sl__task_alloc(sl_core *c)
 {
   if (c->ntasks == c->tasks_cap) {
     uint32_t ncap = c->tasks_cap ? c->tasks_cap * 2 : 256;
@@ -310,7 +310,7 @@ static void note_last_output(sl_core *c, sl__task *t, sl_part_id pid)
 
 /* The finish of attempt @p t has been seen (or will never come): its last
  * output @p pid is an output like any other. */
-static void forget_fresh(sl_core *c, sl__task *t, sl_part_id pid)
+void sl__forget_fresh(sl_core *c, sl__task *t, sl_part_id pid)
 {
   if (pid != SL_NONE)
     c->parts[pid].fresh = 0;
@@ -420,56 +420,14 @@ void sl_core_free(sl_core *c)
   free(c);
 }
 
-/* ------------------------------------------------------------- memory */
-
 /* ------------------------------------------------------------ partitions */
 
-static void regen(sl_core *c, sl_part_id pid);
-
-static void pin(sl_core *c, sl_part_id pid)
-{
-  sl__part *p = &c->parts[pid];
-  if (p->refs++ == 0)
-    c->live_parts++;
-  if (p->state == SL__P_FREED)
-    p->state = SL__P_LOST; /* consumed once, needed again: recompute it */
-  if (p->state == SL__P_LOST)
-    regen(c, pid);
-}
-
-static void free_part(sl_core *c, sl_part_id pid)
-{
-  sl__part *p = &c->parts[pid];
-  if (p->state == SL__P_ALIVE || p->state == SL__P_SPILLED) {
-    if (p->state == SL__P_ALIVE)
-      sl__store_sub(c, p->node, p->bytes);
-    c->ops[p->op].buffered -= p->bytes;
-    sl_decision d = {.kind = SL_DEC_DROP, .task = SL_NONE, .part = pid, .op = p->op,
-                     .node = p->node, .bytes = p->bytes};
-    sl__push(c, &d);
-  }
-  p->state = SL__P_FREED;
-  c->live_parts--;
-}
-
-static void unpin(sl_core *c, sl_part_id pid)
-{
-  sl__part *p = &c->parts[pid];
-  if (--p->refs == 0) {
-    int node = p->node;
-    bool held_memory = p->state == SL__P_ALIVE;
-    free_part(c, pid);
-    if (held_memory)
-      sl__resume_fitting(c, node);
-  }
-}
-
-static void enqueue(sl_core *c, sl_part_id pid)
+void sl__enqueue_part(sl_core *c, sl_part_id pid)
 {
   sl__part *p = &c->parts[pid];
   sl__op *next = &c->ops[p->op + 1];
   if (sl__idq_push(&next->inq, pid) < 0) {
-    push_fail(c, SL_ENOMEM);
+    sl__push_fail(c, SL_ENOMEM);
     return;
   }
   p->in_queue = 1;
@@ -495,9 +453,9 @@ static void deliver(sl_core *c, double now, sl_part_id pid)
 
 sl_task_id sl__task_new(sl_core *c, int op, const sl_part_id *inputs, int n, int64_t split)
 {
-  sl_task_id id = task_alloc(c);
+  sl_task_id id = sl__task_alloc(c);
   if (id == SL_NONE) {
-    push_fail(c, SL_ENOMEM);
+    sl__push_fail(c, SL_ENOMEM);
     return SL_NONE;
   }
   sl__task *t = &c->tasks[id];
@@ -508,7 +466,7 @@ sl_task_id sl__task_new(sl_core *c, int op, const sl_part_id *inputs, int n, int
   if (n > 0) {
     t->inputs = malloc(sizeof *t->inputs * n);
     if (!t->inputs) {
-      push_fail(c, SL_ENOMEM);
+      sl__push_fail(c, SL_ENOMEM);
       return SL_NONE;
     }
     memcpy(t->inputs, inputs, sizeof *t->inputs * n);
@@ -630,7 +588,7 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   sl__task *o = sl__origin_of(c, t);
   const sl_pop *op = &c->plan->ops[t->op];
   if (reserve_launch_in(c, o->ninputs) < 0) {
-    push_fail(c, SL_ENOMEM); /* the job ends; no order goes out without its facts */
+    sl__push_fail(c, SL_ENOMEM); /* the job ends; no order goes out without its facts */
     return;
   }
   sl__node *nd = &c->nodes[node];
@@ -665,7 +623,7 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   sl__push(c, &d);
 }
 
-static void release(sl_core *c, sl__task *t)
+void sl__release(sl_core *c, sl__task *t)
 {
   sl__node *nd = &c->nodes[t->node];
   if (t->finishing) {
@@ -696,131 +654,6 @@ static void release(sl_core *c, sl__task *t)
     sl__idq_remove(&nd->waiting, (uint32_t)(t - c->tasks));
     t->waiting = 0;
     c->ops[t->op].waiting--;
-  }
-}
-
-/* A new attempt of origin @p o, queued (or blocked on lost inputs). */
-static void retry(sl_core *c, sl_task_id oid)
-{
-  sl__task *o = &c->tasks[oid];
-  if (c->opts.max_retries > 0 && o->attempt >= c->opts.max_retries) {
-    push_fail(c, SL_ESTATE);
-    return;
-  }
-  sl_task_id id = task_alloc(c);
-  if (id == SL_NONE) {
-    push_fail(c, SL_ENOMEM);
-    return;
-  }
-  o = &c->tasks[oid]; /* task_alloc may have moved the array */
-  sl__task *t = &c->tasks[id];
-  t->origin = oid;
-  t->op = o->op;
-  t->split = o->split;
-  t->rows = o->rows;
-  t->bytes = o->bytes;
-  t->attempt = ++o->attempt;
-  t->instance = o->instance;
-  t->share = o->share;
-  o->current = id;
-  c->active++;
-  c->ops[t->op].active++;
-  c->stats.retried_tasks++;
-  /* pin() and regen() may create attempts and move c->tasks: index, do
-   * not hold pointers, across them */
-  bool pinned = o->pinned;
-  o->pinned = 1;
-  for (int i = 0; i < c->tasks[oid].ninputs; i++) {
-    sl_part_id in = c->tasks[oid].inputs[i];
-    if (!pinned)
-      pin(c, in);
-    else if (c->parts[in].state == SL__P_LOST)
-      regen(c, in);
-  }
-  t = &c->tasks[id];
-  if (sl__inputs_ready(c, t)) {
-    t->state = SL__T_QUEUED;
-    sl__enqueue_id(c, &c->ops[t->op].retryq, id);
-  } else {
-    t->state = SL__T_BLOCKED;
-    sl__enqueue_id(c, &c->blocked, id);
-  }
-}
-
-/* Partition @p pid is needed but gone: make its producer run again. */
-static void regen(sl_core *c, sl_part_id pid)
-{
-  sl__part *p = &c->parts[pid];
-  sl__task *o = &c->tasks[p->producer];
-  /* A live attempt that has not yet passed this output re-creates it; one
-   * that has is run again when it ends (sl_core_finished() checks). */
-  if (o->current != SL_NONE)
-    return;
-  retry(c, p->producer);
-}
-
-/* A lost partition is needed unless the task that took it is running: a
- * running task fetched its inputs when it started. */
-static bool part_needed(const sl_core *c, const sl__part *p)
-{
-  if (p->state != SL__P_LOST || p->refs == 0)
-    return false;
-  if (p->consumer == SL_NONE)
-    return true;
-  sl_task_id cur = c->tasks[p->consumer].current;
-  return cur == SL_NONE || c->tasks[cur].state != SL__T_RUNNING;
-}
-
-static bool needs_rerun(const sl_core *c, const sl__task *o)
-{
-  for (uint32_t k = 0; k < o->nouts; k++)
-    if (part_needed(c, &c->parts[o->outs[k]]))
-      return true;
-  return false;
-}
-
-static bool unblock_ready(uint32_t id, void *ctx)
-{
-  sl_core *c = ctx;
-  sl__task *t = &c->tasks[id];
-  if (t->state != SL__T_BLOCKED)
-    return true;
-  if (!sl__inputs_ready(c, t))
-    return false;
-  t->state = SL__T_QUEUED;
-  sl__enqueue_id(c, &c->ops[t->op].retryq, id);
-  return true;
-}
-
-/* A regenerated partition is back: give it to whoever waits for it. */
-static void part_restored(sl_core *c, sl_part_id pid)
-{
-  sl__part *p = &c->parts[pid];
-  if (p->consumer == SL_NONE && !p->in_queue) {
-    if (c->policy->on_emitted)
-      c->policy->on_emitted(c, c->now, &c->tasks[p->producer], pid);
-    else
-      enqueue(c, pid);
-  }
-  if (!sl__idq_empty(&c->blocked))
-    sl__idq_filter(&c->blocked, unblock_ready, c);
-}
-
-void sl__launch_retries(sl_core *c, double now, int op)
-{
-  sl__idq *q = &c->ops[op].retryq;
-  while (!sl__idq_empty(q)) {
-    sl_task_id id = sl__idq_at(q, 0);
-    sl__task *t = &c->tasks[id];
-    if (t->state != SL__T_QUEUED) {
-      sl__idq_pop(q);
-      continue;
-    }
-    int node = sl__pick_node(c, op, t);
-    if (node < 0)
-      return;
-    sl__idq_pop(q);
-    sl__launch(c, now, id, node);
   }
 }
 
@@ -1194,7 +1027,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
     p->rows = rows;
     p->bytes = bytes;
     place(c, t, pid, *fate);
-    part_restored(c, pid);
+    sl__part_restored(c, pid);
     note_last_output(c, t, pid);
     after_event(c, now);
     return 0;
@@ -1208,7 +1041,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
   }
   sl_part_id pid = record_output(c, t, rows, bytes);
   if (pid == SL_NONE) {
-    push_fail(c, SL_ENOMEM);
+    sl__push_fail(c, SL_ENOMEM);
     return SL_ENOMEM;
   }
   *part = pid;
@@ -1225,7 +1058,7 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
     if (c->policy->on_emitted)
       c->policy->on_emitted(c, now, t, pid);
     else
-      enqueue(c, pid);
+      sl__enqueue_part(c, pid);
   }
   note_last_output(c, t, *part);
   after_event(c, now);
@@ -1240,7 +1073,7 @@ int sl_core_finished(sl_core *c, double now, sl_task_id id)
   c->now = now;
   sl__task *t = &c->tasks[id];
   sl_part_id fresh = t->last_out;
-  release(c, t);
+  sl__release(c, t);
   /* a re-run of work that had finished repeats it: the failure's cost */
   sl__idle_attempt_end(c, t, now, sl__origin_of(c, t)->finished_once);
   t->state = SL__T_DONE;
@@ -1255,19 +1088,18 @@ int sl_core_finished(sl_core *c, double now, sl_task_id id)
   if (o->pinned) {
     o->pinned = 0;
     for (int i = 0; i < o->ninputs; i++)
-      unpin(c, o->inputs[i]);
+      sl__part_unpin(c, o->inputs[i]);
   }
-  if (needs_rerun(c, o))
-    retry(c, t->origin);
+  sl__rerun_if_needed(c, t->origin);
   after_event(c, now); /* its last output may take the slot it freed */
-  forget_fresh(c, &c->tasks[id], fresh); /* after_event() may move the tasks */
+  sl__forget_fresh(c, &c->tasks[id], fresh); /* after_event() may move the tasks */
   return 0;
 }
 
 static void fail_attempt(sl_core *c, double now, sl__task *t)
 {
-  forget_fresh(c, t, t->last_out);
-  release(c, t);
+  sl__forget_fresh(c, t, t->last_out);
+  sl__release(c, t);
   sl__idle_attempt_end(c, t, now, true);
   t->state = SL__T_DEAD;
   c->active--;
@@ -1278,7 +1110,7 @@ static void fail_attempt(sl_core *c, double now, sl__task *t)
     o->current = SL_NONE;
   if (c->policy->on_task_failed && c->policy->on_task_failed(c, now, t))
     return;
-  retry(c, t->origin);
+  sl__retry(c, t->origin);
 }
 
 int sl_core_failed(sl_core *c, double now, sl_task_id id)
@@ -1292,16 +1124,6 @@ int sl_core_failed(sl_core *c, double now, sl_task_id id)
   fail_attempt(c, now, &c->tasks[id]);
   after_event(c, now);
   return 0;
-}
-
-static bool part_is_lost(uint32_t id, void *ctx)
-{
-  sl_core *c = ctx;
-  if (c->parts[id].state != SL__P_LOST)
-    return false;
-  c->ops[c->parts[id].op + 1].in_queue_bytes -= c->parts[id].bytes;
-  c->parts[id].in_queue = 0;
-  return true;
 }
 
 int sl_core_node_lost(sl_core *c, double now, int node)
@@ -1324,37 +1146,10 @@ int sl_core_node_lost(sl_core *c, double now, int node)
   }
   nd->cpu_free = nd->gpu_free = 0;
   nd->nfree = 0;
-  for (uint32_t i = 0; i < c->nparts; i++) {
-    sl__part *p = &c->parts[i];
-    if (p->node != node || (p->state != SL__P_ALIVE && p->state != SL__P_SPILLED))
-      continue;
-    c->ops[p->op].buffered -= p->bytes;
-    p->state = SL__P_LOST;
-    c->stats.lost_partitions++;
-  }
-  c->stats.store_bytes -= nd->store_used;
-  if (c->stats.store_bytes < EPS)
-    c->stats.store_bytes = 0;
-  nd->store_used = 0;
+  sl__lose_node_parts(c, node);
   bool handled = c->policy->on_cluster_change && c->policy->on_cluster_change(c, now, node, false);
-  if (!handled) {
-    for (int i = 1; i < c->nops; i++)
-      sl__idq_filter(&c->ops[i].inq, part_is_lost, c);
-    for (uint32_t i = 0; i < c->nparts; i++)
-      if (c->parts[i].node == node && part_needed(c, &c->parts[i]))
-        regen(c, i);
-    /* attempts already queued may now depend on lost inputs */
-    for (int i = 0; i < c->nops; i++) {
-      sl__idq *q = &c->ops[i].retryq;
-      for (uint32_t k = 0; k < sl__idq_len(q); k++) {
-        sl__task *t = &c->tasks[sl__idq_at(q, k)];
-        if (t->state == SL__T_QUEUED && !sl__inputs_ready(c, t)) {
-          t->state = SL__T_BLOCKED;
-          sl__enqueue_id(c, &c->blocked, sl__idq_at(q, k));
-        }
-      }
-    }
-  }
+  if (!handled)
+    sl__recover_node_parts(c, node);
   after_event(c, now);
   return 0;
 }
@@ -1420,54 +1215,6 @@ bool sl_core_done(const sl_core *c)
 bool sl_core_task_live(const sl_core *c, sl_task_id t)
 {
   return t < c->ntasks && c->tasks[t].state == SL__T_RUNNING;
-}
-
-void sl__reset_all(sl_core *c, double now)
-{
-  for (uint32_t i = 0; i < c->ntasks; i++) {
-    sl__task *t = &c->tasks[i];
-    if (t->state == SL__T_RUNNING) {
-      sl_decision d = {.kind = SL_DEC_CANCEL, .task = i, .op = t->op, .node = t->node,
-                       .slot = t->slot, .attempt = t->attempt, .part = SL_NONE};
-      sl__push(c, &d);
-      forget_fresh(c, t, t->last_out);
-      release(c, t);
-      sl__idle_attempt_end(c, t, now, true);
-      c->stats.tasks_failed++;
-    }
-    if (t->state == SL__T_RUNNING || t->state == SL__T_QUEUED || t->state == SL__T_BLOCKED) {
-      t->state = SL__T_DEAD;
-      c->active--;
-      c->ops[t->op].active--;
-    }
-    if (t->origin == i) {
-      t->current = SL_NONE;
-      t->pinned = 0;
-    }
-  }
-  for (uint32_t i = 0; i < c->nparts; i++) {
-    sl__part *p = &c->parts[i];
-    if (p->refs > 0) {
-      if (p->state == SL__P_ALIVE || p->state == SL__P_SPILLED) {
-        p->refs = 1;
-        free_part(c, i);
-      } else {
-        c->live_parts--;
-      }
-      p->refs = 0;
-      p->state = SL__P_FREED;
-    }
-    p->in_queue = 0;
-  }
-  for (int i = 0; i < c->nops; i++) {
-    sl__idq_clear(&c->ops[i].inq);
-    sl__idq_clear(&c->ops[i].retryq);
-    c->ops[i].in_queue_bytes = 0;
-    c->ops[i].buffered = 0;
-  }
-  sl__idq_clear(&c->blocked);
-  for (int n = 0; n < c->nnodes; n++)
-    sl__idq_clear(&c->nodes[n].waiting);
 }
 
 /* ----------------------------------------------------------------- stats */

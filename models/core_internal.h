@@ -290,6 +290,35 @@ bool sl__someone_progresses(const struct sl_core_s *c, const sl__task *except);
 /** @brief Default admission: store if it fits, else wait while others progress, else spill/OOM. */
 int sl__admit_memory(struct sl_core_s *c, sl__task *t, double bytes, sl_emit_fate *fate);
 
+/** @brief The job cannot complete: a FAIL decision with @p code. */
+void sl__push_fail(struct sl_core_s *c, int code);
+/** @brief A zeroed task record; SL_NONE out of memory (the tasks array may move). */
+sl_task_id sl__task_alloc(struct sl_core_s *c);
+/** @brief Partition @p pid joins the input queue of the operator after its own. */
+void sl__enqueue_part(struct sl_core_s *c, sl_part_id pid);
+/** @brief Attempt @p t gives back its slot and what it held of the node. */
+void sl__release(struct sl_core_s *c, sl__task *t);
+/** @brief The last output @p pid of attempt @p t is an output like any other now. */
+void sl__forget_fresh(struct sl_core_s *c, sl__task *t, sl_part_id pid);
+
+/* Lineage and recovery (lineage.c). */
+
+/** @brief Partition @p pid is freed: its bytes leave the store (a DROP decision). */
+void sl__part_free(struct sl_core_s *c, sl_part_id pid);
+/** @brief One reader of @p pid fewer; the last frees it. */
+void sl__part_unpin(struct sl_core_s *c, sl_part_id pid);
+/** @brief A new attempt of origin task @p oid, queued, or blocked on inputs being made again. */
+void sl__retry(struct sl_core_s *c, sl_task_id oid);
+/** @brief Origin task @p oid runs again when an output of it is lost and still needed. */
+void sl__rerun_if_needed(struct sl_core_s *c, sl_task_id oid);
+/** @brief Partition @p pid is back after a re-run: to whoever waits for it. */
+void sl__part_restored(struct sl_core_s *c, sl_part_id pid);
+/** @brief Every partition node @p node held is lost, and its store empty. */
+void sl__lose_node_parts(struct sl_core_s *c, int node);
+/** @brief The default recovery from the loss of @p node: queued lost inputs
+ *  leave their queues, the producers of those still needed run again, and
+ *  queued attempts that read them wait until they are back. */
+void sl__recover_node_parts(struct sl_core_s *c, int node);
 /** @brief Launches queued retries and re-runs that fit. */
 void sl__launch_retries(struct sl_core_s *c, double now, int op);
 
