@@ -49,6 +49,12 @@
  * below any schedule's; a real run on one machine moves no bytes over
  * NICs, so only a simulation is held to this part.
  *
+ * A task holds its slot while it receives, so with the network modelled
+ * the slots and caps rows also charge, per source row, the least time the
+ * unavoidable transfers take: y_in[i][g] in_bytes_i / nic_g (one transfer
+ * at most at the node's NIC speed) and, for a source, its reads at the
+ * slower of the storage link and the NIC.
+ *
  * The bottleneck is the class (CPU, GPU, storage, concurrency caps) whose
  * constraints alone allow the least throughput, and within it the operator
  * using the most of it at the optimum.
@@ -80,6 +86,7 @@ typedef struct {
   double out_bytes[SL_MAX_OPS];            /* output bytes per source row */
   double read_bytes;                       /* storage bytes per source row */
   double nic[SL_MAX_GROUPS];               /* bytes per second each way, per node; 0: no limit */
+  double storage_bps;                      /* the storage link; 0: no limit */
 } bound_model;
 
 static const double SLOT_EPS = 1e-9;
@@ -136,6 +143,7 @@ static int model_build(bound_model *m, const sl_plan *p, const sl_cluster *c)
   for (int g = 0; g < m->ngroups; g++)
     m->nic[g] = c->groups[g].nic_bps > 0 ? c->groups[g].nic_bps : 0;
   m->read_bytes = c->storage_bps > 0 ? p->ops[0].read_bytes_per_row : 0;
+  m->storage_bps = c->storage_bps > 0 ? c->storage_bps : 0;
   for (int i = 0; i < m->nops; i++) {
     const sl_pop *o = &p->ops[i];
     m->out_bytes[i] = o->alpha_rows * o->out_row_bytes;
@@ -202,19 +210,49 @@ static void add_flow_rows(glp_prob *lp, const bound_model *m, int *idx, double *
   }
 }
 
+/* Seconds per source row that a task of operator @p i on a node of group
+ * @p g at least spends receiving: a source its reads, which cross the
+ * node's NIC from the storage link, no faster than the slower of the two;
+ * another operator the input that was made on another node (the y_in part
+ * of its work), no faster than the node's NIC. A task holds its slot while
+ * it receives (both engines charge transfers inside the attempt), so with
+ * the network modelled these seconds count against slots and caps too: an
+ * operator capped at 8 tasks whose 11 MB inputs crossed 100 Mbps NICs ran
+ * at a third of the bound that left them out (zoo case 49). */
+static double read_s(const bound_model *m, int i, int g)
+{
+  if (i != 0 || !(m->read_bytes > 0) || !(m->storage_bps > 0))
+    return 0;
+  double link = m->nic[g] > 0 ? fmin(m->storage_bps, m->nic[g]) : m->storage_bps;
+  return m->read_bytes / link;
+}
+
+static double receive_s(const bound_model *m, int i, int g)
+{
+  return i > 0 && m->in_bytes[i] > 0 && m->nic[g] > 0 ? m->in_bytes[i] / m->nic[g] : 0;
+}
+
 /* Capacity rows are scaled to a right-hand side of 1 so GLPK sees
  * coefficients of like magnitude whether the resource is bytes or slots
- * (and glp_scale_prob, which prints, is not needed). */
-static void add_slot_rows(glp_prob *lp, const bound_model *m, int k, int *idx, double *val)
+ * (and glp_scale_prob, which prints, is not needed). With @p transfers,
+ * the time spent receiving holds the slot too. */
+static void add_slot_rows(glp_prob *lp, const bound_model *m, int k, bool transfers, int *idx, double *val)
 {
   for (int g = 0; g < m->ngroups; g++) {
     double cap = m->count[g] * m->slots[g][k];
     int n = 0;
     for (int i = 0; i < m->nops && cap > 0; i++) {
-      double coef = m->d[i][g] * m->e[i][g][k];
-      if (m->fits[i][g] && coef > 0) {
+      if (!m->fits[i][g] || !(m->e[i][g][k] > 0))
+        continue;
+      double coef = (m->d[i][g] + (transfers ? read_s(m, i, g) : 0)) * m->e[i][g][k];
+      if (coef > 0) {
         idx[++n] = col_x(m, i, g);
         val[n] = coef / cap;
+      }
+      double recv = transfers ? receive_s(m, i, g) * m->e[i][g][k] : 0;
+      if (recv > 0) {
+        idx[++n] = col_y_in(m, i, g);
+        val[n] = recv / cap;
       }
     }
     if (n > 0)
@@ -223,15 +261,24 @@ static void add_slot_rows(glp_prob *lp, const bound_model *m, int k, int *idx, d
 }
 
 /* Tasks in flight = task-seconds started per second; a cap bounds them. */
-static void add_concurrency_rows(glp_prob *lp, const bound_model *m, const sl_plan *p, int *idx,
-                                 double *val)
+static void add_concurrency_rows(glp_prob *lp, const bound_model *m, const sl_plan *p, bool transfers,
+                                 int *idx, double *val)
 {
   for (int i = 0; i < m->nops; i++) {
     int n = 0;
-    for (int g = 0; g < m->ngroups && p->ops[i].concurrency > 0; g++) {
-      if (m->fits[i][g] && m->d[i][g] > 0) {
+    double cap = p->ops[i].concurrency;
+    for (int g = 0; g < m->ngroups && cap > 0; g++) {
+      if (!m->fits[i][g])
+        continue;
+      double busy = m->d[i][g] + (transfers ? read_s(m, i, g) : 0);
+      if (busy > 0) {
         idx[++n] = col_x(m, i, g);
-        val[n] = m->d[i][g] / p->ops[i].concurrency;
+        val[n] = busy / cap;
+      }
+      double recv = transfers ? receive_s(m, i, g) : 0;
+      if (recv > 0) {
+        idx[++n] = col_y_in(m, i, g);
+        val[n] = recv / cap;
       }
     }
     if (n > 0)
@@ -320,11 +367,13 @@ static glp_prob *lp_build(const bound_model *m, const sl_plan *p, const sl_clust
   glp_set_obj_dir(lp, GLP_MAX);
   add_cols(lp, m);
   add_flow_rows(lp, m, idx, val);
+  /* the transfers that hold slots are those the network rows force */
+  bool transfers = (mask & (1u << CLS_NET)) != 0;
   for (int k = CLS_CPU; k <= CLS_GPU; k++)
     if (mask & (1u << k))
-      add_slot_rows(lp, m, k, idx, val);
+      add_slot_rows(lp, m, k, transfers, idx, val);
   if (mask & (1u << CLS_CONC))
-    add_concurrency_rows(lp, m, p, idx, val);
+    add_concurrency_rows(lp, m, p, transfers, idx, val);
   if (mask & (1u << CLS_STORAGE))
     add_storage_row(lp, p, c, idx, val);
   if (mask & (1u << CLS_NET))
