@@ -413,6 +413,35 @@ static void test_network_bound(void **state)
   assert_string_equal(b.bottleneck, "GPU");
 }
 
+/* Bug: 1,000 rows through batches of 100 that cost 10 s each plus 1 s a
+ * row, on 64 CPUs. The area charged full batches (10 tasks, 17.2 s) and
+ * the critical path one row (11 s), but 10 tasks of 110 s leave 54 CPUs
+ * idle, and every finer cut costs 10 s more work a task. With k tasks the
+ * job takes at least max((10 k + 1000) / 64, 10 + 1000 / k): at best
+ * 25.625 s, at k = 64, which is the bound now. */
+static void test_task_cut(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "cut");
+  add_source(&w, 10, 100, 1.0);
+  sl_op_spec *m = add_op(&w, "batched", SL_OP_MAP_BATCHES, 1, 0);
+  m->batch_size = 100;
+  m->time_per_batch = 10;
+  m->time_per_row = 1;
+  init_cluster(&c, "64cpu");
+  add_group(&c, 1, 64, 0, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 1, &p, &b), 0);
+  assert_near(b.area_s, 1100.0 / 64, 1e-6); /* 10 full batches */
+  assert_near(b.task_cut_s, 25.625, 1e-6);
+  assert_int_equal(b.task_cut_op, 1);
+  assert_near(b.jct_s, 25.625, 1e-6);
+}
+
 /* A cap of 2 tasks in flight on 8 CPUs: 20 rows of 1 s take 10 s. */
 static void test_concurrency_cap(void **state)
 {
@@ -519,8 +548,8 @@ static void test_csv_and_print(void **state)
   buf[n] = '\0';
   fclose(f);
   assert_string_equal(buf, "workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,"
-                           "critical_path_s,bottleneck\n"
-                           "fig9,m6i.2xlarge,5.33333,150.000,150.000,6.000,CPU\n");
+                           "critical_path_s,bottleneck,task_cut_s\n"
+                           "fig9,m6i.2xlarge,5.33333,150.000,150.000,6.000,CPU,0.000\n");
 
   f = tmpfile();
   assert_non_null(f);
@@ -545,6 +574,7 @@ int main(void)
     cmocka_unit_test(test_storage_bound),
     cmocka_unit_test(test_network_bound),
     cmocka_unit_test(test_concurrency_cap),
+    cmocka_unit_test(test_task_cut),
     cmocka_unit_test(test_critical_path_dominates),
     cmocka_unit_test(test_critical_path_is_a_lower_bound),
     cmocka_unit_test(test_accelerator_pins),
