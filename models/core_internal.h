@@ -1,7 +1,9 @@
 /**
  * @file core_internal.h
- * @brief The core's state, shared by core.c (mechanics: tasks, partitions,
- *        lineage, memory) and the policies (policy_*.c: decisions).
+ * @brief The core's state, shared by the mechanics (core.c: tasks, partitions
+ *        and events; lineage.c: lineage and recovery; memory.c: the stores;
+ *        placement.c: node fitting; idle.c: the capacity account) and the
+ *        policies (policy_*.c: decisions).
  *
  * Not for engines: they see core.h only.
  */
