@@ -30,7 +30,10 @@ int sl_cmd_bound(int argc, char **argv)
     case 'h':
       printf("usage: %s\n\nThe physical limit of a workload on a cluster: the area bound over\n"
              "resource classes (a linear program solved with GLPK where operators share a\n"
-             "class or nodes differ in speed) and the critical path of one partition.\n"
+             "class or nodes differ in speed; with the network, a task holds its slot while\n"
+             "its input arrives), the critical path of one partition, and the task cut: for\n"
+             "an operator with a fixed time per task or batch, more tasks are more work and\n"
+             "fewer a longer last task, and the best number of them still takes this long.\n"
              "Without --cluster, the built-in cluster named like the workload is used.\n"
              "--csv prints a header and one row (jct_bound_s, throughput_bound_rows_s, ...).\n",
              USAGE);
