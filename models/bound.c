@@ -496,12 +496,11 @@ static double cut_work(const sl_pop *o, double rows, double k)
 }
 
 /* The longest of @p k tasks over @p rows takes at least the time of the
- * average task: it holds at least rows / k rows, in at least one batch. */
-static double cut_longest(const sl_pop *o, double rows, double k)
+ * average task (a task's time never falls as its rows grow), at the
+ * fastest speed the operator runs at. */
+static double cut_longest(const sl_pop *o, double rows, double k, double fastest)
 {
-  double n = rows / k;
-  double batches = o->batch_size > 0 ? fmax(1, n / o->batch_size) : 1;
-  return o->time_per_task + batches * o->time_per_batch + n * o->time_per_row;
+  return sl_plan_task_time(o, rows / k) / fastest;
 }
 
 /* The area (source rows over the program's throughput) with operator
@@ -554,17 +553,21 @@ static double task_cut_bound(bound_model *m, const sl_plan *p, const sl_cluster 
   if (!(fastest > 0) || !(rows >= 1))
     return 0;
   /* the least k whose area reaches its longest task */
-  if (cut_area(m, p, c, i, hi, mask, idx, val) < cut_longest(o, rows, hi) / fastest)
-    return cut_longest(o, rows, hi) / fastest; /* even one row a task is longer */
+  double area_hi = cut_area(m, p, c, i, hi, mask, idx, val);
+  if (area_hi < cut_longest(o, rows, hi, fastest))
+    return cut_longest(o, rows, hi, fastest); /* even one row a task is longer */
   while (hi - lo > 1) {
     double mid = floor((lo + hi) / 2);
-    if (cut_area(m, p, c, i, mid, mask, idx, val) >= cut_longest(o, rows, mid) / fastest)
+    double area = cut_area(m, p, c, i, mid, mask, idx, val);
+    if (area >= cut_longest(o, rows, mid, fastest)) {
       hi = mid;
-    else
+      area_hi = area;
+    } else {
       lo = mid;
+    }
   }
-  double at_hi = fmax(cut_area(m, p, c, i, hi, mask, idx, val), cut_longest(o, rows, hi) / fastest);
-  double at_lo = fmax(cut_area(m, p, c, i, lo, mask, idx, val), cut_longest(o, rows, lo) / fastest);
+  double at_hi = fmax(area_hi, cut_longest(o, rows, hi, fastest));
+  double at_lo = fmax(cut_area(m, p, c, i, lo, mask, idx, val), cut_longest(o, rows, lo, fastest));
   return fmin(at_hi, at_lo);
 }
 
