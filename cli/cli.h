@@ -59,6 +59,15 @@ int sl_cli_load_cluster(const char *arg, const sl_workload *w, sl_cluster *c);
 int sl_cli_build_plan(const sl_workload *w, sl_plan *p);
 
 /**
+ * @brief `--auto-order`: puts the operators of @p w's reorder groups in the
+ *        order with the best bound on @p c (models/reorder.h), and says on
+ *        stderr which, unless @p quiet. A workload without a group keeps
+ *        its order (and gets a note). 0, or SL_EXIT_USAGE after printing
+ *        what is wrong ("sluice CMD: ...").
+ */
+int sl_cli_auto_order(const char *cmd, sl_workload *w, const sl_cluster *c, bool quiet);
+
+/**
  * @brief Replays the events of @p path (written by --record-events) through
  *        a core built from @p plan, @p cluster and @p opts alone, and says
  *        whether it decides what the recorded run decided. SL_EXIT_OK when

@@ -19,7 +19,7 @@ static const char *USAGE =
   "                    [--fail SCHEDULE] [--out DIR] [--reservation-ratio R]\n"
   "                    [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
   "                    [--seed N] [--stall-timeout TIME] [--max-errored-rows N] [--time-scale F]\n"
-  "                    [--record-events FILE | --replay-events FILE] [--quiet]";
+  "                    [--record-events FILE | --replay-events FILE] [--auto-order] [--quiet]";
 
 static const char *HELP =
   "Runs WORKLOAD on this machine: one worker thread per slot of each virtual\n"
@@ -45,6 +45,8 @@ static const char *HELP =
   "  --stall-timeout TIME  fail a run that makes no progress this long (default: never)\n"
   "  --max-errored-rows N  rows a kernel may reject before the run fails (default 0)\n"
   "  --time-scale F        multiply every modelled time by F (0.1: ten times faster)\n"
+  "  --auto-order          run the operators of each reorder_group in the order with the\n"
+  "                        best bound on the cluster (`sluice plan --auto-order` ranks them)\n"
   "  --quiet               no progress line\n\n"
   "Times need a unit (15s, 500ms, 2min). 'sluice spec' describes the spec files.\n"
   "Exit codes: 0 complete, 1 the run failed or was interrupted, 2 bad usage or input.\n";
@@ -128,7 +130,7 @@ int sl_cmd_run(int argc, char **argv)
   sl_plan plan;
   sl_cluster cluster;
   int rc = sl_cli_load_workload(argv[optind], &w);
-  if (rc || (rc = sl_cli_build_plan(&w, &plan)))
+  if (rc)
     return rc;
   if (cluster_arg) {
     if ((rc = sl_cli_load_cluster(cluster_arg, &w, &cluster)))
@@ -136,6 +138,11 @@ int sl_cmd_run(int argc, char **argv)
   } else if (sl_exec_local_cluster(&cluster, 0) < 0) {
     fprintf(stderr, "sluice run: cannot describe this machine\n");
     return SL_EXIT_FAILED;
+  }
+  /* the order first: the plan follows it */
+  if ((a.auto_order && (rc = sl_cli_auto_order("run", &w, &cluster, a.quiet))) || (rc = sl_cli_build_plan(&w, &plan))) {
+    sl_cluster_free(&cluster);
+    return rc;
   }
   if (a.memory > 0)
     sl_cluster_set_store(&cluster, a.memory);

@@ -23,7 +23,7 @@ static const char *USAGE =
   "                  [--mtbf TIME [--repair TIME]] [--seed N] [--costs FILE] [--spill-bandwidth BW]\n"
   "                  [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
   "                  [--sample TIME] [--time-limit TIME] [--stall-timeout TIME] [--out DIR]\n"
-  "                  [--record-events FILE | --replay-events FILE] [--no-tasks] [--quiet]";
+  "                  [--record-events FILE | --replay-events FILE] [--no-tasks] [--auto-order] [--quiet]";
 
 /* A randomly lost node's time away, unless --repair says otherwise. */
 #define DEFAULT_REPAIR_S 300.0
@@ -63,6 +63,8 @@ static const char *HELP =
   "  --replay-events FILE  simulate nothing: feed FILE's events (of sim or run) to the core\n"
   "                        alone and say whether it decides as the recorded run did\n"
   "  --no-tasks            no tasks.csv rows (huge runs)\n"
+  "  --auto-order          run the operators of each reorder_group in the order with the\n"
+  "                        best bound on the cluster (`sluice plan --auto-order` ranks them)\n"
   "  --quiet               print nothing but errors and warnings\n"
   "\n"
   "Times need a unit (15s, 500ms, 2min). 'sluice spec' describes the spec files.\n"
@@ -185,21 +187,28 @@ static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c)
 {
   char err[512];
   int rc = sl_cli_load_workload(a->workload, w);
-  if (rc || (rc = sl_cli_build_plan(w, p)))
+  if (rc)
     return rc;
+  if (!a->platform) {
+    if ((rc = sl_cli_load_cluster(a->cluster, w, c)))
+      return rc;
+  } else if (sl_sim_platform_read(a->platform, c, err, sizeof err) < 0 || sl_check_feasible(w, c, err, sizeof err) < 0) {
+    fprintf(stderr, "%s\n", err);
+    sl_cluster_free(c);
+    return SL_EXIT_USAGE;
+  }
+  /* the order first: the plan, and the costs that name its operators, follow it */
+  if ((a->e.auto_order && (rc = sl_cli_auto_order("sim", w, c, a->e.quiet))) || (rc = sl_cli_build_plan(w, p))) {
+    sl_cluster_free(c);
+    return rc;
+  }
   if (a->costs) {
     sl_sim_costs costs;
     if (sl_sim_costs_load(a->costs, &costs, err, sizeof err) < 0 || sl_sim_costs_apply(&costs, p, err, sizeof err) < 0) {
       fprintf(stderr, "%s\n", err);
+      sl_cluster_free(c);
       return SL_EXIT_USAGE;
     }
-  }
-  if (!a->platform)
-    return sl_cli_load_cluster(a->cluster, w, c);
-  if (sl_sim_platform_read(a->platform, c, err, sizeof err) < 0 || sl_check_feasible(w, c, err, sizeof err) < 0) {
-    fprintf(stderr, "%s\n", err);
-    sl_cluster_free(c);
-    return SL_EXIT_USAGE;
   }
   return 0;
 }

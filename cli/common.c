@@ -1,7 +1,9 @@
 #include "cli.h"
+#include "models/reorder.h"
 #include "results/events.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -146,6 +148,37 @@ int sl_cli_build_plan(const sl_workload *w, sl_plan *p)
     fprintf(stderr, "%s: %s\n", w->path, err);
     return SL_EXIT_USAGE;
   }
+  return 0;
+}
+
+int sl_cli_auto_order(const char *cmd, sl_workload *w, const sl_cluster *c, bool quiet)
+{
+  if (!sl_reorder_has_groups(w)) {
+    if (!quiet)
+      fprintf(stderr, "sluice %s: --auto-order: %s has no reorder_group: it runs as written\n", cmd, w->path);
+    return 0;
+  }
+  sl_reorder_result r;
+  char err[512];
+  if (sl_reorder_choose(w, c, &r, err, sizeof err) < 0) {
+    fprintf(stderr, "sluice %s: --auto-order: %s\n", cmd, err);
+    return SL_EXIT_USAGE;
+  }
+  sl_workload *chosen = malloc(sizeof *chosen);
+  if (!chosen) {
+    sl_reorder_result_free(&r);
+    fprintf(stderr, "sluice %s: --auto-order: out of memory\n", cmd);
+    return SL_EXIT_FAILED;
+  }
+  char order[1024];
+  sl_reorder_format(w, r.orders[0].order, order, sizeof order);
+  if (!quiet)
+    fprintf(stderr, "sluice %s: --auto-order: %s (bound %.3f s; %.3f s as written; %d orders, `sluice plan "
+            "--auto-order` ranks them)\n", cmd, order, r.orders[0].jct_s, r.orders[r.written_at].jct_s, r.n);
+  sl_workload_reorder(w, r.orders[0].order, chosen);
+  *w = *chosen;
+  free(chosen);
+  sl_reorder_result_free(&r);
   return 0;
 }
 

@@ -80,6 +80,9 @@ int sl_cli_engine_option(const char *cmd, int ch, const char *arg, sl_cli_engine
   case SL_CLI_O_QUIET:
     o->quiet = true;
     return 0;
+  case SL_CLI_O_AUTO_ORDER:
+    o->auto_order = true;
+    return 0;
   default:
     return 1;
   }

@@ -7,7 +7,8 @@
  * same thing, takes the same values and is refused with the same words:
  * --model, --memory, --on-full, --reservation-ratio, --fail, --out,
  * --checkpoint-interval, --checkpoint-cost, --restart-cost, --seed,
- * --stall-timeout, --record-events, --replay-events and --quiet. Each
+ * --stall-timeout, --record-events, --replay-events, --auto-order and
+ * --quiet. Each
  * command lists SL_CLI_ENGINE_LONGOPTS in its getopt_long() table, hands
  * every option to sl_cli_engine_option() first, and parses only its own.
  */
@@ -36,6 +37,7 @@ enum {
   SL_CLI_O_RECORD,
   SL_CLI_O_REPLAY,
   SL_CLI_O_QUIET,
+  SL_CLI_O_AUTO_ORDER,
 };
 
 /** @brief The shared options' entries, for a command's struct option table. */
@@ -49,7 +51,8 @@ enum {
   {"restart-cost", required_argument, NULL, SL_CLI_O_RESTART}, {"seed", required_argument, NULL, SL_CLI_O_SEED}, \
   {"stall-timeout", required_argument, NULL, SL_CLI_O_STALL},                                                 \
   {"record-events", required_argument, NULL, SL_CLI_O_RECORD},                                                \
-  {"replay-events", required_argument, NULL, SL_CLI_O_REPLAY}, {"quiet", no_argument, NULL, SL_CLI_O_QUIET}
+  {"replay-events", required_argument, NULL, SL_CLI_O_REPLAY}, {"quiet", no_argument, NULL, SL_CLI_O_QUIET},  \
+  {"auto-order", no_argument, NULL, SL_CLI_O_AUTO_ORDER}
 
 /** @brief What the shared options said. Strings point into argv. */
 typedef struct {
@@ -61,6 +64,7 @@ typedef struct {
   bool have_seed;
   uint64_t seed;          /**< with have_seed; 0: the workload's */
   bool quiet;
+  bool auto_order;        /**< reorder the spec's reorder groups by the bound (models/reorder.h) */
 } sl_cli_engine_opts;
 
 /** @brief The defaults: sl_core_opts_default(), nothing else given. */

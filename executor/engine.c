@@ -287,7 +287,8 @@ static void kernel_args(const engine *e, int op, int member, sl_kernel_args *out
   a.params = spec->params;
   a.nparams = spec->nparams;
   a.seed = e->plan->workload->seed;
-  a.out_row_bytes = spec->out_row_bytes;
+  a.out_row_bytes = spec->inflation > 0 ? 0 : spec->out_row_bytes;
+  a.inflation = spec->inflation;
   a.rows_out_per_row = spec->kind == SL_OP_SOURCE ? 1 : spec->rows_out_per_row;
   a.gpu_slot = pop->gpu > 0;
   a.gpu_device = 0;

@@ -94,7 +94,7 @@ static int check_op(const sl_workload *w, int i, char *err, size_t errlen)
                      s->name, s->line);
   if (!(s->cpu >= 0) || !(s->gpu >= 0) || !(s->time_per_task >= 0) || !(s->time_per_row >= 0) ||
       !(s->time_per_batch >= 0) || !(s->time_per_byte >= 0) || !(s->rows_out_per_row >= 0) ||
-      !(s->out_row_bytes >= 0) || !(s->read_bytes_per_row >= 0) || s->batch_size < 0 ||
+      !(s->out_row_bytes >= 0) || !(s->inflation >= 0) || !(s->read_bytes_per_row >= 0) || s->batch_size < 0 ||
       s->concurrency < 0)
     return plan_fail(err, errlen, "operator '%s' (line %d): requests, costs and sizes must be >= 0",
                      s->name, s->line);
@@ -114,6 +114,15 @@ static int check_workload(const sl_workload *w, char *err, size_t errlen)
       return rc;
   }
   return 0;
+}
+
+/* Bytes of an output row of map @p s on input rows of @p in_bytes: the
+ * rule of sl_workload_out_row_bytes(), one row at a time. */
+static double out_bytes(const sl_op_spec *s, double in_bytes)
+{
+  if (s->inflation > 0)
+    return in_bytes * s->inflation;
+  return s->out_row_bytes > 0 ? s->out_row_bytes : in_bytes;
 }
 
 /* Starts a physical operator with logical operator @p s as its first member.
@@ -146,7 +155,7 @@ static void pop_start(sl_pop *o, const sl_op_spec *s, int index, double in_bytes
   } else {
     o->time_per_row = s->time_per_row + s->time_per_byte * in_bytes;
     o->rows_out_per_row = s->rows_out_per_row;
-    o->out_row_bytes = s->out_row_bytes > 0 ? s->out_row_bytes : in_bytes;
+    o->out_row_bytes = out_bytes(s, in_bytes);
     if (s->kind == SL_OP_ALL_TO_ALL)
       o->tasks = s->tasks; /* reducers, each reading its share of every input */
   }
@@ -166,7 +175,7 @@ static void pop_fuse(sl_pop *o, const sl_op_spec *s)
   if (s->time_spread > o->time_spread)
     o->time_spread = s->time_spread;
   o->rows_out_per_row *= s->rows_out_per_row;
-  o->out_row_bytes = s->out_row_bytes > 0 ? s->out_row_bytes : in_bytes;
+  o->out_row_bytes = out_bytes(s, in_bytes);
 }
 
 int sl_plan_build(sl_plan *out, const sl_workload *w, const sl_plan_opts *opts, char *err,

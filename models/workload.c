@@ -12,6 +12,19 @@ int64_t sl_workload_source_rows(const sl_workload *w)
   return rows;
 }
 
+double sl_workload_out_row_bytes(const sl_workload *w, int i)
+{
+  if (i < 0 || i >= w->nops)
+    return 0;
+  const sl_op_spec *op = &w->ops[i];
+  if (op->kind == SL_OP_SOURCE || i == 0)
+    return op->out_row_bytes;
+  double in = sl_workload_out_row_bytes(w, i - 1);
+  if (op->inflation > 0)
+    return in * op->inflation;
+  return op->out_row_bytes > 0 ? op->out_row_bytes : in;
+}
+
 double sl_op_param(const sl_op_spec *op, const char *name, double dflt)
 {
   for (int i = 0; i < op->nparams; i++)

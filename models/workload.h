@@ -64,6 +64,9 @@ typedef struct {
   double time_spread;       /**< coefficient of variation of task time (sim) */
   double rows_out_per_row;  /**< expansion (1 = one output row per input row) */
   double out_row_bytes;     /**< bytes of one output row; 0 = keep input size */
+  double inflation;         /**< output bytes per input byte, 0 = not given (out_row_bytes decides) */
+  char reorder_group[SL_NAME_MAX]; /**< operators of one group may run in any order; "" = none */
+  int keep_position;        /**< 1: stays where the spec puts it within its reorder group */
   int batch_size;           /**< rows per task for map_batches (0 = any) */
   int concurrency;          /**< max tasks in flight, 0 = unlimited */
   sl_accel_set accel;       /**< node groups it may run on; empty: any */
@@ -84,6 +87,16 @@ typedef struct {
   int nops;
   sl_op_spec ops[SL_MAX_OPS];
 } sl_workload;
+
+/**
+ * @brief Bytes of one output row of operator @p i as the pipeline is
+ *        ordered now: its input row's size times its inflation when it has
+ *        one, else out_row_bytes, else its input row's size (a source:
+ *        out_row_bytes). What plan.c builds on and the executor's copying
+ *        kernels write, so a reordered pipeline sizes its rows by the same
+ *        rule everywhere.
+ */
+double sl_workload_out_row_bytes(const sl_workload *w, int i);
 
 /** @brief Rows the sources of @p w produce in all. */
 int64_t sl_workload_source_rows(const sl_workload *w);

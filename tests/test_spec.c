@@ -303,6 +303,27 @@ static void test_pipeline_shape(void **state)
   expect_workload_error(text, (size_t)n, line, "more than 32 operators");
 }
 
+/* Reorder groups: maps next to each other, two at least; inflation and
+ * out_row_bytes exclude each other; keep_position needs a group. */
+static void test_reorder_groups(void **state)
+{
+  (void)state;
+  sl_workload w;
+  WL_OK(SRC "[a]\nkind = map\ninflation = 4\nreorder_group = g\n[b]\nkind = map\nreorder_group = g\n"
+            "keep_position = true\n", &w);
+  assert_string_equal(w.ops[1].reorder_group, "g");
+  assert_true(w.ops[1].inflation == 4);
+  assert_int_equal(w.ops[2].keep_position, 1);
+  assert_int_equal(w.ops[1].keep_position, 0);
+  WL_ERR(SRC "[a]\nkind = map\nreorder_group = g\n[b]\nkind = map\n[c]\nkind = map\nreorder_group = g\n", 11,
+         "'c' is in reorder group 'g', but 'b' before it is not");
+  WL_ERR(SRC "[a]\nkind = map\nreorder_group = g\n[b]\nkind = map\n", 6, "has only operator 'a'");
+  WL_ERR(SRC "[a]\nkind = map\ninflation = 2\nout_row_bytes = 1MB\n", 8, "both 'inflation' and 'out_row_bytes'");
+  WL_ERR(SRC "[a]\nkind = map\nkeep_position = true\n", 8, "'keep_position' needs 'reorder_group'");
+  WL_ERR(SRC "[a]\nkind = map\ninflation = 0\n", 8, "inflation");
+  WL_ERR(SRC "[a]\nkind = all_to_all\nreorder_group = g\n", 8, "reorder_group");
+}
+
 static void test_kernels(void **state)
 {
   (void)state;
@@ -969,6 +990,7 @@ int main(void)
     cmocka_unit_test(test_ranges),
     cmocka_unit_test(test_duplicates),
     cmocka_unit_test(test_pipeline_shape),
+    cmocka_unit_test(test_reorder_groups),
     cmocka_unit_test(test_kernels),
     cmocka_unit_test(test_misplaced_keys),
     cmocka_unit_test(test_defaults_and_format),

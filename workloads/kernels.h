@@ -202,6 +202,7 @@ typedef struct {
    *  a pass-through operator can model a change of size. Others: ignored,
    *  their output size is what their computation yields. */
   double out_row_bytes;
+  double inflation;       /**< > 0: a copying kernel's output row is its input's size times this */
   /** Expansion, for every non-source kernel. An integer K >= 1: each kept
    *  input row yields K rows with ids id*K+j, j < K, same payload. A fraction
    *  1/K: only input rows with id % K == 0 are kept, ids unchanged. 0 is read

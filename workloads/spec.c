@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kernel_registry.h"
+#include "models/reorder.h"
 #include "kernels.h"
 #include "models/error.h"
 #include "typed_ini.h"
@@ -61,6 +62,7 @@ static void sl__warn(sl_spec_warnings *warn, const char *fmt, ...)
 #define SL__SOURCE SL__K(SL_OP_SOURCE)
 #define SL__TRANSFORMS (SL__K(SL_OP_MAP) | SL__K(SL_OP_MAP_BATCHES) | SL__K(SL_OP_ALL_TO_ALL))
 #define SL__TASKS (SL__SOURCE | SL__TRANSFORMS)
+#define SL__MAPS (SL__K(SL_OP_MAP) | SL__K(SL_OP_MAP_BATCHES))
 #define SL__ANY_KIND (SL__TASKS | SL__K(SL_OP_SINK))
 #define SL__WL(field) offsetof(sl_workload, field)
 #define SL__OP(field) offsetof(sl_op_spec, field)
@@ -69,6 +71,7 @@ _Static_assert(sizeof(sl_op_kind) == sizeof(int), "a CHOICE key stores an int");
 
 /* In the order of sl_op_kind: the index is the kind. */
 static const char *const sl__kind_names[] = {"source", "map", "map_batches", "all_to_all", "sink", NULL};
+static const char *const sl__bool_names[] = {"false", "true", NULL};
 
 static const sl_ini_key sl__workload_keys[] = {
   {.name = "name", .type = SL_INI_NAME, .offset = SL__WL(name), .size = SL_NAME_MAX,
@@ -123,6 +126,18 @@ static const sl_ini_key sl__op_keys[] = {
   {.name = "out_row_bytes", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_POS,
    .kinds = SL__TRANSFORMS, .offset = SL__OP(out_row_bytes), .dflt_doc = "the input row's size",
    .doc = "size of one output row"},
+  {.name = "inflation", .type = SL_INI_REAL, .range = SL_INI_POS, .kinds = SL__MAPS,
+   .offset = SL__OP(inflation), .dflt_doc = "none: out_row_bytes decides",
+   .doc = "bytes of an output row per byte of its input row (a crop to half the width and height: "
+          "0.25; uint8 pixels to float32: 4); the output follows the input's size wherever the "
+          "operator runs, which a reorder group needs; not with out_row_bytes"},
+  {.name = "reorder_group", .type = SL_INI_NAME, .kinds = SL__MAPS, .offset = SL__OP(reorder_group),
+   .size = SL_NAME_MAX, .dflt_doc = "none",
+   .doc = "operators next to each other with the same group name may run in any order; "
+          "`--auto-order` picks the order with the best bound (`sluice plan --auto-order` shows why)"},
+  {.name = "keep_position", .type = SL_INI_CHOICE, .choices = sl__bool_names, .kinds = SL__MAPS,
+   .offset = SL__OP(keep_position), .dflt = "false",
+   .doc = "true: the operator keeps its place in its reorder group while the others move around it"},
   {.name = "batch_size", .type = SL_INI_INT, .unit = "rows", .range = SL_INI_ONE,
    .kinds = SL__TRANSFORMS, .offset = SL__OP(batch_size), .dflt_doc = "none",
    .doc = "rows per batch, for time_per_batch"},
@@ -360,6 +375,13 @@ static int sl__op_check_costs(sl_ini *ini, sl_op_spec *op)
     int line = sl_ini_key_line(ini, "cpu");
     return sl_ini_fail(ini, line ? line : op->line, "operator '%s' asks for no CPU and no GPU", op->name);
   }
+  int infl = sl_ini_key_line(ini, "inflation");
+  if (infl && sl_ini_key_line(ini, "out_row_bytes"))
+    return sl_ini_fail(ini, infl, "operator '%s' gives both 'inflation' and 'out_row_bytes': its output rows "
+                       "either follow its input's size or have one size, not both", op->name);
+  int kp = sl_ini_key_line(ini, "keep_position");
+  if (kp && !op->reorder_group[0])
+    return sl_ini_fail(ini, kp, "'keep_position' needs 'reorder_group' in operator '%s'", op->name);
   int tpb = sl_ini_key_line(ini, "time_per_batch");
   if (tpb && op->batch_size == 0)
     return sl_ini_fail(ini, tpb, "'time_per_batch' needs 'batch_size' in operator '%s'", op->name);
@@ -410,6 +432,13 @@ static int sl__wl_check_pipeline(const sl__wl_parser *p, const char *path, char 
       sl__msg(err, errlen, "%s:%d: sink '%s' must be the last operator", path, op->line, op->name);
       return SL_EPARSE;
     }
+  }
+  int bad = sl_reorder_check(w, err, errlen);
+  if (bad >= 0) {
+    char why[400];
+    snprintf(why, sizeof why, "%s", err ? err : "");
+    sl__msg(err, errlen, "%s:%d: %s", path, w->ops[bad].line, why);
+    return SL_EPARSE;
   }
   return 0;
 }

@@ -1,4 +1,5 @@
 /* The kernels without a library behind them: generate, noop, sleep, spin. */
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -20,12 +21,13 @@ const sl__kernel_ops sl__generate_ops = {.gen = generate_row, .paced = true, .mo
 
 /* ---- pass-through ---------------------------------------------------------- */
 
-/* Copies one kept row, cut or padded to out_bytes when that is set. The
- * padding is generate's content for the row, so it stays incompressible. */
+/* Copies one kept row, cut or padded to out_bytes when that is set (or to
+ * its own size times the inflation). The padding is generate's content for
+ * the row, so it stays incompressible. */
 static int pass_row(sl_kernel *k, const sl_rows *in, size_t i, sl_rows *out)
 {
   size_t len = sl_rows_len(in, i);
-  size_t olen = k->out_bytes ? k->out_bytes : len;
+  size_t olen = k->out_bytes ? k->out_bytes : k->inflation > 0 ? (size_t)llround((double)len * k->inflation) : len;
   int64_t id = sl_rows_id(in, i);
   uint8_t *p = sl_rows_add(out, id, sl_rows_split(in, i), olen);
   if (!p)
@@ -42,7 +44,7 @@ static int pass_row(sl_kernel *k, const sl_rows *in, size_t i, sl_rows *out)
 static int pass_rows(sl_kernel *k, const sl_rows *in, size_t first, size_t count,
                      sl_rows *out)
 {
-  if (k->out_bytes == 0 && k->keep_every == 1) {
+  if (k->out_bytes == 0 && !(k->inflation > 0) && k->keep_every == 1) {
     if (sl_rows_append_range(out, in, first, count) != 0)
       return sl__kernel_fail(k, SL_ENOMEM, "%s: out of memory", k->info->name);
     return 0;

@@ -109,6 +109,7 @@ struct sl_kernel {
   const sl__kernel_ops *ops;
   uint64_t seed;
   size_t out_bytes;            /**< out_row_bytes, 0 = keep */
+  double inflation;            /**< > 0: output rows of the input's size times this (copying kernels) */
   uint64_t expand;             /**< K of "K rows per row", 1 = none */
   uint64_t keep_every;         /**< K of "1/K": keep ids % K == 0, 1 = all */
   double time_per_row, time_per_task;

@@ -147,7 +147,12 @@ static int resolve(sl_kernel *k, const char *name, const sl_kernel_args *a, char
     return SL_EINVAL;
   }
   k->seed = a->seed;
+  if (!(a->inflation >= 0 && isfinite(a->inflation))) {
+    say(err, errlen, "inflation = %g: must be finite and >= 0", a->inflation);
+    return SL_EINVAL;
+  }
   k->out_bytes = (size_t)a->out_row_bytes;
+  k->inflation = a->inflation;
   k->time_per_row = a->time_per_row;
   k->time_per_task = a->time_per_task;
   k->gpu_slot = a->gpu_slot;
