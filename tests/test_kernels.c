@@ -538,6 +538,96 @@ static void test_resize_normalize(void **state)
   sl_rows_free(&junk);
 }
 
+/* ---- center_crop, augment, normalize --------------------------------------------- */
+
+static sl_row_hdr hdr_of(const sl_rows *r, size_t i)
+{
+  sl_row_hdr h;
+  assert_true(sl_row_hdr_parse(sl_rows_payload(r, i), sl_rows_len(r, i), &h));
+  return h;
+}
+
+static void apply_all(const char *name, const sl_param *p, int np, const sl_rows *in, sl_rows *out)
+{
+  sl_kernel_args a = {.params = p, .nparams = np, .seed = 3};
+  sl_kernel *k = kernel(name, &a);
+  sl_rows_reset(out);
+  assert_int_equal(sl_kernel_apply(k, in, 0, sl_rows_count(in), out), 0);
+  sl_kernel_free(k);
+}
+
+/* Each takes the rows the others make, in any order, and sizes its output
+ * as the spec's inflation says: crop 50% keeps a quarter, normalize makes
+ * four bytes of each. */
+static void test_reorderable_image_kernels(void **state)
+{
+  (void)state;
+  sl_rows img, a, b, c;
+  sl_rows_init(&img);
+  sl_rows_init(&a);
+  sl_rows_init(&b);
+  sl_rows_init(&c);
+  make_images(&img, 2, 64, 48);
+  sl_param half[] = {{"percent", 50}}, two[] = {{"passes", 2}};
+
+  apply_all("center_crop", half, 1, &img, &a); /* uint8, 64x48 -> 32x24 */
+  sl_row_hdr h = hdr_of(&a, 0);
+  assert_int_equal(h.kind, SL_ROW_U8_HWC);
+  assert_int_equal(h.width, 32);
+  assert_int_equal(h.height, 24);
+  /* the crop is the center: pixel (0, 0) of the crop is (16, 12) of the image */
+  assert_memory_equal(sl_rows_payload(&a, 1) + 8, sl_rows_payload(&img, 1) + 8 + (12 * 64 + 16) * 3, 3 * 32);
+
+  apply_all("normalize", NULL, 0, &a, &b); /* uint8 -> float, 4 bytes a byte */
+  h = hdr_of(&b, 0);
+  assert_int_equal(h.kind, SL_ROW_F32_CHW);
+  assert_int_equal(sl_rows_len(&b, 0) - 8, 4 * (sl_rows_len(&a, 0) - 8));
+  float v;
+  memcpy(&v, sl_rows_payload(&b, 0) + 8, 4); /* channel 0, pixel (0, 0) */
+  assert_float_equal(v, (sl_rows_payload(&a, 0)[8] / 255.0f - 0.485f) / 0.229f, 1e-5);
+
+  apply_all("center_crop", half, 1, &b, &c); /* a float crop keeps its kind */
+  h = hdr_of(&c, 0);
+  assert_int_equal(h.kind, SL_ROW_F32_CHW);
+  assert_int_equal(h.width, 16);
+  assert_int_equal(h.height, 12);
+
+  /* augment keeps the size and kind, changes the pixels, the same way twice */
+  apply_all("augment", two, 1, &b, &c);
+  assert_int_equal(sl_rows_len(&c, 1), sl_rows_len(&b, 1));
+  assert_int_equal(hdr_of(&c, 1).kind, SL_ROW_F32_CHW);
+  assert_true(memcmp(sl_rows_payload(&c, 1), sl_rows_payload(&b, 1), sl_rows_len(&b, 1)) != 0);
+  sl_rows again;
+  sl_rows_init(&again);
+  apply_all("augment", two, 1, &b, &again);
+  assert_memory_equal(sl_rows_payload(&again, 1), sl_rows_payload(&c, 1), sl_rows_len(&c, 1));
+  apply_all("augment", two, 1, &img, &again); /* uint8 too */
+  assert_int_equal(hdr_of(&again, 0).kind, SL_ROW_U8_HWC);
+  assert_int_equal(sl_rows_len(&again, 0), sl_rows_len(&img, 0));
+
+  /* normalizing twice is refused, naming the row; so is a row that is no image */
+  sl_kernel_args na = {0};
+  sl_kernel *n = kernel("normalize", &na);
+  sl_rows_reset(&c);
+  assert_int_equal(sl_kernel_apply(n, &b, 0, 1, &c), SL_EKERNEL);
+  assert_non_null(strstr(sl_kernel_last_error(n), "normalized twice"));
+  sl_kernel_free(n);
+  sl_rows junk;
+  sl_rows_init(&junk);
+  make_rows(&junk, 0, 9, 1, 40);
+  sl_kernel_args ca = {.params = half, .nparams = 1};
+  sl_kernel *cr = kernel("center_crop", &ca);
+  assert_int_equal(sl_kernel_apply(cr, &junk, 0, 1, &c), SL_EKERNEL);
+  assert_non_null(strstr(sl_kernel_last_error(cr), "row 9"));
+  sl_kernel_free(cr);
+  sl_rows_free(&junk);
+  sl_rows_free(&again);
+  sl_rows_free(&img);
+  sl_rows_free(&a);
+  sl_rows_free(&b);
+  sl_rows_free(&c);
+}
+
 /* ---- GEMM ---------------------------------------------------------------------- */
 
 static void test_sgemm_hand_checked(void **state)
@@ -892,6 +982,7 @@ int main(void)
     cmocka_unit_test(test_jpeg_round_trip),
     cmocka_unit_test(test_jpeg_corrupt),
     cmocka_unit_test(test_resize_normalize),
+    cmocka_unit_test(test_reorderable_image_kernels),
     cmocka_unit_test(test_sgemm_hand_checked),
     cmocka_unit_test(test_sgemm_blocked_matches_naive),
     cmocka_unit_test(test_gemm_classifier),

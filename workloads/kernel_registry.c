@@ -14,6 +14,12 @@ static const sl_kernel_info kernels[] = {
    {"width", "height", NULL}},
   {"gemm_classifier", "dense layers with seeded weights over float rows (CPU or CUDA)", false,
    {"layers", "hidden", "classes", NULL}},
+  {"center_crop", "keeps the centered `percent` of an image's width and height (uint8 or float rows)", false,
+   {"percent", NULL}},
+  {"augment", "random flip, gain and offset per channel, then `passes` rounds of blur (uint8 or float rows)", false,
+   {"passes", NULL}},
+  {"normalize", "uint8 RGB pixels to float32 tensors standardized by ImageNet's statistics (4 bytes out per byte in)",
+   false, {NULL}},
 };
 
 const sl_kernel_info *sl_kernel_info_find(const char *name)

@@ -75,6 +75,7 @@ enum {
   SL__PURPOSE_IMAGE = 1,
   SL__PURPOSE_WEIGHTS = 2,
   SL__PURPOSE_EMULATED = 3,
+  SL__PURPOSE_AUGMENT = 4,
 };
 
 static inline uint64_t sl__purpose_seed(uint64_t seed, uint64_t purpose)
@@ -118,6 +119,8 @@ struct sl_kernel {
   const atomic_bool *cancel;
   int width, height, quality, layers, hidden, classes;
   int corrupt_every;           /**< jpeg_generate: break rows K-1, 2K-1, ...; 0 = none */
+  int percent;                 /**< center_crop: width and height kept, in percent */
+  int passes;                  /**< augment: blur passes over every element */
   void *state;                 /**< kernel-specific, owned */
   char err[256];
 };
@@ -153,6 +156,8 @@ extern const sl__kernel_ops sl__generate_ops, sl__noop_ops, sl__sleep_ops,
 extern const sl__kernel_ops sl__jpeg_generate_ops, sl__jpeg_decode_ops,
   sl__resize_normalize_ops;                             /* image.c */
 extern const sl__kernel_ops sl__gemm_classifier_ops;    /* gemm.c */
+extern const sl__kernel_ops sl__center_crop_ops, sl__augment_ops,
+  sl__normalize_ops;                                    /* augment.c */
 
 /**
  * @brief Y = act(X W + b) on the CPU, for the tests and the GEMM kernel:

@@ -23,6 +23,9 @@ static const struct {
   {"jpeg_decode", &sl__jpeg_decode_ops},
   {"resize_normalize", &sl__resize_normalize_ops},
   {"gemm_classifier", &sl__gemm_classifier_ops},
+  {"center_crop", &sl__center_crop_ops},
+  {"augment", &sl__augment_ops},
+  {"normalize", &sl__normalize_ops},
 };
 
 static const sl__kernel_ops *ops_of(const char *name)
@@ -46,6 +49,7 @@ static const struct {
   {"quality", 90, 90, 1, 100},    {"layers", 2, 2, 1, 16},
   {"hidden", 512, 512, 1, 65536}, {"classes", 1000, 1000, 1, 65535},
   {"corrupt_every", 0, 0, 0, INT32_MAX},
+  {"percent", 50, 50, 1, 100},    {"passes", 4, 4, 1, 64},
 };
 
 /* Writes a message into the optional buffer of sl_kernel_check_args(). */
@@ -125,7 +129,8 @@ invalid:
 static int resolve(sl_kernel *k, const char *name, const sl_kernel_args *a, char *err,
                    size_t errlen)
 {
-  int *slots[] = {&k->width, &k->height, &k->quality, &k->layers, &k->hidden, &k->classes, &k->corrupt_every};
+  int *slots[] = {&k->width,   &k->height,        &k->quality, &k->layers, &k->hidden,
+                  &k->classes, &k->corrupt_every, &k->percent, &k->passes};
   _Static_assert(sizeof slots / sizeof slots[0] == sizeof int_params / sizeof int_params[0],
                  "one slot per integer parameter");
   for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++) {
