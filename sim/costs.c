@@ -67,6 +67,9 @@ static const sl_ini_key cost_keys[] = {
   {.name = "out_row_bytes_spread", .type = SL_INI_REAL, .range = SL_INI_NONNEG,
    .offset = COST(out_row_bytes_spread), .dflt_doc = "none",
    .doc = "coefficient of variation of the output row size; informational"},
+  {.name = "inflation", .type = SL_INI_REAL, .range = SL_INI_NONNEG, .offset = COST(inflation), .dflt_doc = "none",
+   .doc = "bytes out per byte in over the run (Pecan's inflation factor); informational: a workload "
+          "spec's `inflation` key is where an operator of a reorder group takes it"},
   {.name = NULL},
 };
 
@@ -216,13 +219,15 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
  * storage calibrates right too; 'spread' (the factor a task's time was
  * drawn with) is divided out, leaving the operator's base time. */
 enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N,
-       C_SPEED = C_N, C_WAITED, C_TRANSFER, C_SPREAD, C_ALL };
-static const char *const wanted[C_ALL] = {"op",       "op_name",   "start_s", "end_s",   "rows_in",   "rows_out",
-                                          "bytes_out", "status",   "speed",   "waited_s", "transfer_s", "spread"};
+       C_SPEED = C_N, C_WAITED, C_TRANSFER, C_SPREAD, C_BYTES_IN, C_ALL };
+static const char *const wanted[C_ALL] = {"op",        "op_name", "start_s",  "end_s",      "rows_in",
+                                          "rows_out",  "bytes_out", "status", "speed",      "waited_s",
+                                          "transfer_s", "spread",  "bytes_in"};
 
 typedef struct {
   double *x, *y, *rows_out, *bytes_out;
   double *f;     /* the spread factor y was divided by (1: none recorded) */
+  double bytes_in; /* over every attempt, when the trace has the column */
   double *y_var; /* variance of y that the printed times' rounding alone makes */
   int64_t n, cap;
 } samples;
@@ -417,8 +422,13 @@ static int take_record(reader *r)
     rc = number_field(r, C_TRANSFER, &transfer);
   if (!rc && r->index[C_SPREAD] >= 0)
     rc = number_field(r, C_SPREAD, &spread);
+  double bytes_in = 0;
+  if (!rc && r->index[C_BYTES_IN] >= 0)
+    rc = number_field(r, C_BYTES_IN, &bytes_in);
   if (rc)
     return rc;
+  if (!(bytes_in >= 0 && bytes_in <= TRACE_COUNT_MAX))
+    return fail_at(r->err, r->errlen, r->path, r->line, "bytes_in must be a number from 0 to %g", TRACE_COUNT_MAX);
   if (!(spread > 0 && spread <= 1e6))
     return fail_at(r->err, r->errlen, r->path, r->line, "spread must be a number above 0, up to 1e6");
   if (!(speed > 0 && speed <= 1e6))
@@ -457,6 +467,7 @@ static int take_record(reader *r)
     snprintf(r->err, r->errlen, "out of memory");
     return SL_ENOMEM;
   }
+  r->s[slot].bytes_in += bytes_in;
   return 0;
 }
 
@@ -629,6 +640,7 @@ static void summarize(const samples *s, sl_sim_op_cost *oc)
   oc->out_row_bytes = rows_out > 0 ? bytes_out / rows_out : 0;
   oc->rows_out_spread = ratio_cv(s->rows_out, s->x, s->n);
   oc->out_row_bytes_spread = ratio_cv(s->bytes_out, s->rows_out, s->n);
+  oc->inflation = s->bytes_in > 0 ? bytes_out / s->bytes_in : 0; /* a source reads no partitions */
   oc->set = SL_COST_TIME_PER_TASK | SL_COST_TIME_PER_ROW | SL_COST_TIME_SPREAD | SL_COST_ROWS_OUT |
             SL_COST_OUT_ROW_BYTES;
 }
@@ -735,6 +747,8 @@ int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *wo
     fprintf(f, "rows_out_spread = %.6g\n", o->rows_out_spread);
     fprintf(f, "out_row_bytes = %.9gB\n", o->out_row_bytes);
     fprintf(f, "out_row_bytes_spread = %.6g\n", o->out_row_bytes_spread);
+    if (o->inflation > 0)
+      fprintf(f, "inflation = %.6g\n", o->inflation);
   }
   return ferror(f) ? SL_EIO : 0;
 }

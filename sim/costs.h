@@ -15,6 +15,7 @@
  *     tasks_observed = 800        ; informational (written by calibrate)
  *     rows_out_spread = 0         ; informational
  *     out_row_bytes_spread = 0    ; informational
+ *     inflation = 0.25            ; informational: bytes out per byte in
  *
  * Every key is optional; the plan keeps what a section does not give. A
  * section that gives time_per_task or time_per_row without time_per_batch
@@ -52,6 +53,7 @@ typedef struct {
   /* what calibration saw; informational */
   int64_t tasks_observed;
   double rows_out_spread, out_row_bytes_spread;
+  double inflation; /**< measured bytes out per byte in (informational; 0: not measured) */
   int op_index;     /**< calibrate: the operator's index in the run, for order */
   int rows_varied;  /**< calibrate: whether rows_in varied, so the fit could split task and row costs */
 } sl_sim_op_cost;

@@ -126,6 +126,11 @@ check "costs.ini names every operator" bash -c \
   "grep -q '^\[produce\]' '$tmp/run/costs.ini' && grep -q '^\[transform\]' '$tmp/run/costs.ini' && grep -q '^\[inference\]' '$tmp/run/costs.ini'"
 tpr=$(awk -F' = ' '/^\[transform\]/{t=1} t && /^time_per_row/{sub("s$","",$2); print $2; exit}' "$tmp/run/costs.ini")
 check "transform time_per_row is 50 ms ($tpr)" awk -v v="$tpr" 'BEGIN{exit !(v > 0.0495 && v < 0.0505)}'
+infl=$(awk -F' = ' '/^\[inference\]/{t=1} t && /^inflation/{print $2; exit}' "$tmp/run/costs.ini")
+tinfl=$(awk -F' = ' '/^\[transform\]/{t=1} t && /^inflation/{print $2; exit}' "$tmp/run/costs.ini")
+check "inflation measured: inference 1e-05 ($infl), transform 1 ($tinfl)" bash -c "[ '$infl' = 1e-05 ] && [ '$tinfl' = 1 ]"
+check "a source reads no partitions: no inflation" bash -c \
+  "! awk '/^\[produce\]/{t=1; next} /^\[/{t=0} t' '$tmp/run/costs.ini' | grep -q '^inflation'"
 check "calibrate -o - prints to stdout" bash -c "'$sluice' calibrate '$tmp/run' -o - | grep -q '^time_per_row'"
 check "sim with calibrated costs" exits 0 "$sluice" sim fig9-small --memory 100MB --costs "$tmp/run/costs.ini" \
   --quiet --out "$tmp/cal"
