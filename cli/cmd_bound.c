@@ -33,7 +33,9 @@ int sl_cmd_bound(int argc, char **argv)
              "class or nodes differ in speed; with the network, a task holds its slot while\n"
              "its input arrives), the critical path of one partition, and the task cut: for\n"
              "an operator with a fixed time per task or batch, more tasks are more work and\n"
-             "fewer a longer last task, and the best number of them still takes this long.\n"
+             "fewer a longer last task, and the best number of them still takes this long;\n"
+             "and the source waves: splits of equal time, whole, on every slot that may run\n"
+             "them, then the last one's output through the operators after it.\n"
              "Without --cluster, the built-in cluster named like the workload is used.\n"
              "--csv prints a header and one row (jct_bound_s, throughput_bound_rows_s, ...).\n",
              USAGE);

@@ -20,13 +20,16 @@
 
 typedef struct {
   double throughput_rows_s; /**< source rows per second at the bound */
-  double jct_s;             /**< max(area_s, critical_path_s, task_cut_s) */
+  double jct_s;             /**< max(area_s, critical_path_s, task_cut_s, source_waves_s) */
   double area_s;            /**< source rows / throughput */
   double critical_path_s;   /**< one typical task per operator, fastest node */
   double task_cut_s;        /**< the least JCT the cut of an operator with a fixed time per task
                                  or batch allows: its area grows with its tasks, its longest task
                                  shrinks (0: none has such a time) */
   int task_cut_op;          /**< that operator, -1 when none */
+  double source_waves_s;    /**< the source's splits packed whole on every slot that may run them,
+                                 then its last output through the operators after it (0: its tasks
+                                 vary in time, so no such bound holds) */
   int bottleneck_op;        /**< physical operator with the most work in the bottleneck */
   char bottleneck[64];      /**< "CPU", "GPU", "storage" or "concurrency" */
 } sl_bound;
@@ -58,7 +61,8 @@ int sl_bound_compute_rate(const sl_plan *p, const sl_cluster *c, sl_bound *out);
 
 /**
  * @brief Writes a header line and one row:
- *        workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,critical_path_s,bottleneck,task_cut_s
+ *        workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,critical_path_s,bottleneck,task_cut_s,
+ *        source_waves_s
  * @return 0 or SL_EIO.
  */
 int sl_bound_write_csv(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FILE *f);

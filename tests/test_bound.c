@@ -419,6 +419,53 @@ static void test_network_bound(void **state)
  * idle, and every finer cut costs 10 s more work a task. With k tasks the
  * job takes at least max((10 k + 1000) / 64, 10 + 1000 / k): at best
  * 25.625 s, at k = 64, which is the bound now. */
+/* Whole splits: 1,000 source tasks of 1,000 rows at 12 ms on 32 CPUs at
+ * speed 1 and 32 at 0.7 (the CPU maps fuse into the source). The area
+ * lets the slow slots take a fraction of a task; whole, the fast ones run
+ * 19 waves (608 tasks by 228 s) and the slow ones 13 (416 by 222.9 s):
+ * 228 s, then the last row through the GPU model (0.5 ms). A spread
+ * makes tasks unequal and takes the bound away; a filter after the source
+ * ends the tail there (its output may be empty). */
+static void test_source_waves(void **state)
+{
+  (void)state;
+  sl_workload w;
+  init_workload(&w, "hetero");
+  sl_op_spec *src = add_source(&w, 1000, 1000, 1);
+  src->out_row_bytes = 150e3;
+  add_op(&w, "decode", SL_OP_MAP, 1, 0)->time_per_row = 0.008;
+  add_op(&w, "augment", SL_OP_MAP, 1, 0)->time_per_row = 0.004;
+  sl_op_spec *model = add_op(&w, "model", SL_OP_MAP_BATCHES, 0, 1);
+  model->batch_size = 64;
+  model->time_per_row = 0.0005;
+  sl_cluster c;
+  init_cluster(&c, "hetero");
+  add_group(&c, 4, 8, 1, 1, 1);
+  add_group(&c, 4, 8, 0, 0.7, 1);
+  sl_plan p;
+  sl_bound b;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.area_s, 1e6 * 0.012 / (32 + 32 * 0.7), 1e-6);
+  assert_near(b.source_waves_s, 228.0005, 1e-9);
+  assert_near(b.jct_s, 228.0005, 1e-9);
+
+  sl_op_spec *filter = add_op(&w, "keep", SL_OP_MAP, 0, 1);
+  w.ops[3].rows_out_per_row = 0.5; /* the model keeps half: nothing after it counts */
+  filter->time_per_row = 1;
+  init_cluster(&c, "hetero");
+  add_group(&c, 4, 8, 1, 1, 1);
+  add_group(&c, 4, 8, 0, 0.7, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.source_waves_s, 228.0005, 1e-9);
+
+  w.ops[1].time_spread = 0.1; /* fused into the source */
+  init_cluster(&c, "hetero");
+  add_group(&c, 4, 8, 1, 1, 1);
+  add_group(&c, 4, 8, 0, 0.7, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.source_waves_s, 0, 0);
+}
+
 static void test_task_cut(void **state)
 {
   (void)state;
@@ -548,8 +595,8 @@ static void test_csv_and_print(void **state)
   buf[n] = '\0';
   fclose(f);
   assert_string_equal(buf, "workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,"
-                           "critical_path_s,bottleneck,task_cut_s\n"
-                           "fig9,m6i.2xlarge,5.33333,150.000,150.000,6.000,CPU,0.000\n");
+                           "critical_path_s,bottleneck,task_cut_s,source_waves_s\n"
+                           "fig9,m6i.2xlarge,5.33333,150.000,150.000,6.000,CPU,0.000,101.000\n");
 
   f = tmpfile();
   assert_non_null(f);
@@ -575,6 +622,7 @@ int main(void)
     cmocka_unit_test(test_network_bound),
     cmocka_unit_test(test_concurrency_cap),
     cmocka_unit_test(test_task_cut),
+    cmocka_unit_test(test_source_waves),
     cmocka_unit_test(test_critical_path_dominates),
     cmocka_unit_test(test_critical_path_is_a_lower_bound),
     cmocka_unit_test(test_accelerator_pins),
