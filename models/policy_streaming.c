@@ -41,6 +41,7 @@ typedef struct {
   double source_rate;        /* streaming-plus: source tasks per second at the bound's pace, 0 = none */
   double next_source_at;     /* streaming-plus: when the next source task may start */
   double part_target[SL_MAX_OPS]; /* streaming-plus: output partition bytes, 0 = the plan's */
+  double last_target[SL_MAX_OPS]; /* streaming-plus: the same in the operator's last wave */
   double area_s;                  /* streaming-plus: the bound's area, the JCT it aims at */
 } streaming_state;
 
@@ -506,6 +507,19 @@ static bool consumer_fed(const sl_core *c, int op)
   return next->in_queue_bytes + still_to_emit(c, op) >= queued_for;
 }
 
+/* Bytes operator @p i has yet to make from the input it has not started
+ * (a source: from its splits not started). */
+static double output_left(const sl_core *c, int i)
+{
+  const sl_pop *o = &c->plan->ops[i];
+  double rows_left;
+  if (i == 0)
+    rows_left = (double)(o->tasks - c->ops[0].next_split) * (double)o->rows_per_task;
+  else
+    rows_left = fmax(0, (double)c->plan->source_rows * c->plan->ops[i - 1].alpha_rows - (double)c->ops[i].rows_launched);
+  return rows_left * o->rows_out_per_row * o->out_row_bytes;
+}
+
 static bool under_cap(const sl_core *c, int op)
 {
   const streaming_state *st = state(c);
@@ -701,10 +715,42 @@ static int streaming_admit(sl_core *c, double now, sl__task *t, double bytes, sl
   return sl__admit_memory(c, t, bytes, fate);
 }
 
+/* The job's last partitions are worked after everything before them, so
+ * the time a consumer takes over one, on the slowest node, adds to the
+ * JCT whole. In its last wave (what an operator has yet to make fills no
+ * more than two partitions for each slot of its consumer) streaming-plus
+ * cuts its outputs so that a consumer task takes at most this share of
+ * the bound's area (never below the rows that amortise the consumer's
+ * fixed costs). Cut at four a slot and the target only, the expanding map
+ * of bench/validate/expand ended a 9.3 s job with 4-row partitions of
+ * 0.6 s on its slowest node: 92.6% of the bound with 160 MB a store and
+ * 96.4% with 80 MB, where the store cut them finer (more memory made it
+ * slower). Cut that fine for the whole job, every task paid for it: zoo
+ * case 100's 8,832 one-row tasks ran at 18.7% of the bound (33.4% before). */
+#define LAST_PARTITION_SHARE 0.02
+/* The last wave: two partitions a consumer slot. Zoo, cases of 8
+ * partitions a node or more, seeds 1 and 7: medians 78.4 -> 80.3% and
+ * 73.0 -> 76.3%, no case more than 2.1 points slower; at four a slot
+ * 81.9% on seed 1 but cases 34 (seed 1) and 87 (seed 7) lost 13 and 16
+ * points, as with the fine cut for the whole job. */
+#define LAST_WAVE_PARTS 2
+
+/* Whether what operator @p op has yet to make, started or not, fills no
+ * more than LAST_WAVE_PARTS partitions for each slot of its consumer. */
+static bool in_last_wave(const sl_core *c, int op)
+{
+  const streaming_state *st = state(c);
+  if (is_last(c, op) || !(st->part_target[op] > 0))
+    return false;
+  const sl__op *s = &c->ops[op];
+  double left = output_left(c, op) + fmax(0, s->running * s->est_out_bytes - s->running_out_bytes);
+  return left <= LAST_WAVE_PARTS * useful_instances(c, op + 1) * st->part_target[op];
+}
+
 static double streaming_target(const sl_core *c, int op)
 {
   double base = sl__target_bytes(c); /* without dynamic partitioning: one partition per task */
-  double own = state(c)->part_target[op];
+  double own = in_last_wave(c, op) ? state(c)->last_target[op] : state(c)->part_target[op];
   return isfinite(base) && own > 0 && own < base ? own : base;
 }
 
@@ -891,19 +937,6 @@ static double useful_instances(const sl_core *c, int i)
   return share > 0 && share < n ? share : n;
 }
 
-/* The job's last partition is worked after everything before it, so the
- * time its consumer takes on the slowest node is added to the JCT whole.
- * streaming-plus keeps that under this share of the bound's area (never
- * below the rows that amortise the consumer's fixed costs). Cut only by
- * four a slot and the target, the expanding map of bench/validate/expand
- * ran 4-row partitions of 0.3 s (0.6 s on the slowest node) at the end
- * of a 9.3 s job: 92.6% of the bound with 160 MB a store, 96.4% with
- * 80 MB, where the store cut them finer (more memory made it slower);
- * at 2%, 97.8% from 80 MB up. On zoo seeds 1 and 7 the median over the
- * cases of 8 partitions a node or more went from 78.4 to 81.9% and from
- * 73.0 to 76.3%; 1% made a case of 6,336 slots cut so fine it did not
- * finish in the zoo's time. */
-#define LAST_PARTITION_SHARE 0.02
 
 /* The slowest speed of the nodes operator @p i may run on, of its class. */
 static double slowest_speed(const sl_core *c, int i)
@@ -920,7 +953,7 @@ static double slowest_speed(const sl_core *c, int i)
   return isfinite(slow) ? slow : 1;
 }
 
-static double fine_partition_bytes(const sl_core *c, int i)
+static double fine_partition_bytes(const sl_core *c, int i, bool last_wave)
 {
   if (i + 1 >= c->nops || c->plan->ops[i + 1].kind == SL_OP_ALL_TO_ALL)
     return 0;
@@ -932,7 +965,7 @@ static double fine_partition_bytes(const sl_core *c, int i)
   double floor_rows = 1;
   if (fixed > 0)
     rows = next->time_per_row > 0 ? fmax(rows, floor_rows = ceil(10 * fixed / next->time_per_row)) : INFINITY;
-  if (next->time_per_row > 0 && state(c)->area_s > 0) {
+  if (last_wave && next->time_per_row > 0 && state(c)->area_s > 0) {
     double tail = LAST_PARTITION_SHARE * state(c)->area_s * slowest_speed(c, i + 1);
     rows = fmin(rows, fmax(floor_rows, floor((tail - fixed) / next->time_per_row)));
   }
@@ -961,8 +994,10 @@ static int streaming_init(sl_core *c, char *err, size_t errlen)
     fixed_concurrency(c);
   if (c->opts.streaming.bound_shares) {
     bound_share_caps(c, st);
-    for (int i = 0; i < c->nops; i++)
-      st->part_target[i] = fine_partition_bytes(c, i);
+    for (int i = 0; i < c->nops; i++) {
+      st->part_target[i] = fine_partition_bytes(c, i, false);
+      st->last_target[i] = fine_partition_bytes(c, i, true);
+    }
   }
   st->next_refill = 0; /* the first tick computes the drain rate */
   if (c->opts.streaming.static_alloc)
