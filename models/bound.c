@@ -463,6 +463,16 @@ static void name_bottleneck(glp_prob *lp, const bound_model *m, const sl_plan *p
   }
 }
 
+/* The fastest speed operator @p i runs at, 0 when it fits nowhere. */
+static double fastest_speed(const bound_model *m, int i)
+{
+  double fastest = 0;
+  for (int g = 0; g < m->ngroups; g++)
+    if (m->fits[i][g])
+      fastest = fmax(fastest, m->speed[i][g]);
+  return fastest;
+}
+
 /* One typical task of every operator back to back, each on its fastest node. */
 /* The least time the job can take whatever the schedule: one whole source
  * task (a source reads its split in one task), then, for every operator
@@ -475,10 +485,7 @@ static double critical_path(const sl_plan *p, const bound_model *m)
 {
   double t = 0.0;
   for (int i = 0; i < p->nops; i++) {
-    double fastest = 0.0;
-    for (int g = 0; g < m->ngroups; g++)
-      if (m->fits[i][g] && m->speed[i][g] > fastest)
-        fastest = m->speed[i][g];
+    double fastest = fastest_speed(m, i);
     double rows = i == 0 ? (double)p->ops[0].rows_per_task : p->ops[i - 1].alpha_rows;
     t += sl_plan_task_time(&p->ops[i], rows) / fastest;
   }
@@ -546,10 +553,7 @@ static double task_cut_bound(bound_model *m, const sl_plan *p, const sl_cluster 
     return 0;
   double rows = sl_plan_rows_in(p, i);
   double lo = fmax(1, ceil(rows / sl_plan_typical_rows(p, i) - 1e-9)), hi = fmax(lo, ceil(rows - 1e-9));
-  double fastest = 0;
-  for (int g = 0; g < m->ngroups; g++)
-    if (m->fits[i][g])
-      fastest = fmax(fastest, m->speed[i][g]);
+  double fastest = fastest_speed(m, i);
   if (!(fastest > 0) || !(rows >= 1))
     return 0;
   /* the least k whose area reaches its longest task */
@@ -571,15 +575,6 @@ static double task_cut_bound(bound_model *m, const sl_plan *p, const sl_cluster 
   return fmin(at_hi, at_lo);
 }
 
-/* The fastest speed operator @p i runs at, 0 when it fits nowhere. */
-static double fastest_speed(const bound_model *m, int i)
-{
-  double fastest = 0;
-  for (int g = 0; g < m->ngroups; g++)
-    if (m->fits[i][g])
-      fastest = fmax(fastest, m->speed[i][g]);
-  return fastest;
-}
 
 /* Source tasks that fit on one node of group @p g at once. */
 static double source_tasks_per_node(const bound_model *m, const sl_pop *o, int g)

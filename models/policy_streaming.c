@@ -888,6 +888,7 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
   sl_bound b;
   if (sl_bound_compute_rate(c->plan, c->cluster, &b) < 0 || !(b.throughput_rows_s > 0))
     return;
+  st->area_s = b.area_s;
   double slots[2] = {0, 0}, speed[2] = {0, 0};
   for (int n = 0; n < c->cluster->nnodes; n++) {
     const sl_node_group *g = sl_cluster_node_group(c->cluster, n);
@@ -901,7 +902,6 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
     double mean = slots[k] > 0 ? speed[k] / slots[k] : 1;
     double tasks = b.throughput_rows_s * sl_plan_work_per_source_row(c->plan, i) / fmax(mean, 1e-9);
     st->share_cap[i] = (int)fmin(1e6, ceil(1.5 * tasks + EPS) + 1);
-    st->area_s = b.area_s;
     if (st->share_cap[i] < 1)
       st->share_cap[i] = 1;
   }

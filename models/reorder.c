@@ -10,6 +10,8 @@
 #include "reorder.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,10 +19,15 @@
 #include "error.h"
 #include "plan.h"
 
-static void say(char *err, size_t errlen, const char *fmt, const char *a, const char *b, const char *c2)
+static void say(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t errlen, const char *fmt, ...)
 {
-  if (err && errlen)
-    snprintf(err, errlen, fmt, a, b, c2);
+  if (!err || !errlen)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
 }
 
 static bool in_group(const sl_op_spec *op)
@@ -66,8 +73,8 @@ int sl_reorder_check(const sl_workload *w, char *err, size_t errlen)
         return j;
       }
     if (end - i < 2) {
-      say(err, errlen, "reorder group '%s' has only operator '%s'%s: a group needs two operators next to each other",
-          op->reorder_group, op->name, "");
+      say(err, errlen, "reorder group '%s' has only operator '%s': a group needs two operators next to each other",
+          op->reorder_group, op->name);
       return i;
     }
   }
@@ -288,11 +295,8 @@ int sl_reorder_choose(const sl_workload *w, const sl_cluster *c, sl_reorder_resu
   double total = count_orders(o, &worst);
   int rc = 0;
   if (total > SL_REORDER_MAX_ORDERS) {
-    char n[32], cap[32];
-    snprintf(n, sizeof n, "%.0f", total);
-    snprintf(cap, sizeof cap, "%d", SL_REORDER_MAX_ORDERS);
-    say(err, errlen, "the reorder groups allow %s orders, more than the %s sluice tries: pin operators with "
-        "keep_position or split a group (group '%s')", n, cap, w->ops[worst].reorder_group);
+    say(err, errlen, "the reorder groups allow %.0f orders, more than the %d sluice tries: pin operators with "
+        "keep_position or split a group (group '%s')", total, SL_REORDER_MAX_ORDERS, w->ops[worst].reorder_group);
     rc = SL_EINVAL;
   } else if (!(out->orders = calloc((size_t)total, sizeof *out->orders))) {
     rc = SL_ENOMEM;
