@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/error.h"
@@ -114,6 +115,45 @@ static void test_model_sized(void **state)
   run_case(96, 64, 3, 512, 1000);
 }
 
+/* An image classifier's first layer: 150,528 features, summed in many k
+ * chunks; still within the tolerance of the CPU's plain k order. */
+static void test_wide_first_layer(void **state)
+{
+  (void)state;
+  run_case(40, 224, 2, 256, 10);
+}
+
+/* The chunks are added in a fixed order: two passes give the same bits. */
+static void test_repeats_bit_for_bit(void **state)
+{
+  (void)state;
+  enum { N = 37, IN = 20000, OUT = 3 };
+  const int dims[2] = {IN, OUT};
+  float *w = malloc(sizeof(float) * IN * OUT), *x = malloc(sizeof(float) * N * IN);
+  assert_non_null(w);
+  assert_non_null(x);
+  const float b[OUT] = {0.25f, -0.5f, 1};
+  for (int i = 0; i < IN * OUT; i++)
+    w[i] = (float)((long)i * 7919 % 1001 - 500) / 997.0f;
+  for (int i = 0; i < N * IN; i++)
+    x[i] = (float)((long)i * 104729 % 1003 - 501) / 1009.0f;
+  const float *ws[1] = {w}, *bs[1] = {b};
+  sl_cuda_gemm *g;
+  assert_int_equal(sl_cuda_gemm_new(&g, 0, 1, dims, ws, bs), 0);
+  float y1[N * OUT], y2[N * OUT];
+  assert_int_equal(sl_cuda_gemm_forward(g, x, N, y1), 0);
+  assert_int_equal(sl_cuda_gemm_forward(g, x, N, y2), 0);
+  assert_memory_equal(y1, y2, sizeof y1);
+  /* and row 0, column 0 against a double-precision sum */
+  double ref = b[0];
+  for (int k = 0; k < IN; k++)
+    ref += (double)x[k] * w[(size_t)k * OUT];
+  assert_true(fabs(y1[0] - ref) <= 1e-3 * (fabs(ref) > 1 ? fabs(ref) : 1));
+  sl_cuda_gemm_free(g);
+  free(w);
+  free(x);
+}
+
 static void test_direct_api(void **state)
 {
   (void)state;
@@ -144,6 +184,8 @@ int main(void)
     cmocka_unit_test(test_direct_api),
     cmocka_unit_test(test_small_odd),
     cmocka_unit_test(test_model_sized),
+    cmocka_unit_test(test_wide_first_layer),
+    cmocka_unit_test(test_repeats_bit_for_bit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

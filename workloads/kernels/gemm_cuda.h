@@ -38,8 +38,9 @@ int sl_cuda_gemm_new(sl_cuda_gemm **out, int device, int nlayers, const int *dim
  * @brief Runs @p n rows (x: n x dims[0], row-major, host memory) through the
  *        network into y (n x dims[nlayers], host memory). Synchronous.
  *
- * Each output is summed over k in increasing order in float, then biased:
- * the CPU's order, so both agree within 1e-3 relative (the GPU may fuse
+ * Each output is summed in float over chunks of k (each in increasing k, the
+ * chunks then added in order), then biased: a fixed order, so a run repeats
+ * bit for bit, and the CPU's sum agrees within 1e-3 relative (the GPU may fuse
  * multiply-adds).
  * @return 0, SL_EINVAL, SL_ENOMEM or SL_ESTATE.
  */
