@@ -662,7 +662,7 @@ static void record(worker *w, const sl_decision *d, const task_run *tr, double s
                       .rows_in = d->rows, .bytes_in = d->bytes, .rows_out = tr->rows_out,
                       .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st,
                       .speed = d->speed, .waited_s = tr->waited, .transfer_s = tr->transfer,
-                      .spread = tr->spread};
+                      .spread = tr->spread, .fresh = d->fresh};
   if (sl_recorder_task(w->e->rec, &r) < 0)
     fail_job(w->e, SL_ENOMEM, "out of memory recording task %u", d->task);
 }
@@ -699,6 +699,10 @@ static void run_task(worker *w, const sl_decision *d, input_ref *in)
   const sl_pop *pop = &e->plan->ops[d->op];
   bool modelled = true;
   for (int m = 0; m < pop->nfused && rc == 0; m++) {
+    if (d->fresh) { /* the order says this slot sets the operator up: a new instance does */
+      sl_kernel_free(w->kernels[d->op][m]);
+      w->kernels[d->op][m] = NULL;
+    }
     sl_kernel *k = kernel_for(w, d->op, m);
     rc = k ? sl_kernel_begin_task(k) : SL_EKERNEL;
     if (rc == 0) {

@@ -480,14 +480,16 @@ static double fastest_speed(const bound_model *m, int i)
  * worth (a partition may be cut that small, and a batch operator may get
  * a partial batch), each on the fastest node that may run it. A typical
  * task instead is no lower bound: a map_batches operator charged a full
- * batch it never receives made runs beat the bound. */
+ * batch it never receives made runs beat the bound. The first row through
+ * an operator waits for some slot to set it up (time_setup), so each
+ * operator's set-up is on the path too. */
 static double critical_path(const sl_plan *p, const bound_model *m)
 {
   double t = 0.0;
   for (int i = 0; i < p->nops; i++) {
     double fastest = fastest_speed(m, i);
     double rows = i == 0 ? (double)p->ops[0].rows_per_task : p->ops[i - 1].alpha_rows;
-    t += sl_plan_task_time(&p->ops[i], rows) / fastest;
+    t += (p->ops[i].time_setup + sl_plan_task_time(&p->ops[i], rows)) / fastest;
   }
   return t;
 }

@@ -119,8 +119,8 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 static uint64_t hash_decision(const sl_core *c, uint64_t h, const sl_decision *d)
 {
   int64_t ints[] = {d->kind, d->task, d->origin, d->op, d->node, d->slot, d->attempt, d->ninputs, d->split,
-                    d->rows, d->rows_per_part, d->out_rows, d->out_parts, d->share, d->shares, d->part, d->code, d->doomed};
-  double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed, d->stalled_s};
+                    d->rows, d->rows_per_part, d->out_rows, d->out_parts, d->share, d->shares, d->part, d->code, d->doomed, d->fresh};
+  double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed, d->stalled_s, d->setup_s};
   h = fnv(h, ints, sizeof ints);
   h = fnv(h, reals, sizeof reals);
   if (d->inputs && d->ninputs > 0)
@@ -351,7 +351,8 @@ sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl
     const sl_node_group *g = sl_cluster_node_group(cluster, n);
     c->nodes[n].nslots = sl__slots_for(plan, g->cpu, g->gpu);
     c->nodes[n].free_slots = malloc(sizeof(int) * (c->nodes[n].nslots + 1));
-    if (!c->nodes[n].free_slots)
+    c->nodes[n].set_up = calloc((size_t)c->nodes[n].nslots + 1, sizeof(uint32_t));
+    if (!c->nodes[n].free_slots || !c->nodes[n].set_up)
       goto out_free_core;
     sl__node_reset(c, n);
   }
@@ -404,6 +405,7 @@ void sl_core_free(sl_core *c)
     }
   for (int n = 0; c->nodes && n < c->nnodes; n++) {
     free(c->nodes[n].free_slots);
+    free(c->nodes[n].set_up);
     sl__idq_free(&c->nodes[n].waiting);
   }
   for (int i = 0; i < c->nops; i++) {
@@ -541,6 +543,17 @@ static uint64_t data_key(const sl_core *c, sl__task *o)
   return o->key;
 }
 
+/* Whether the slot of @p d starts operator d->op for the first time since
+ * its node joined, and so pays the operator's set-up; marks it set up. */
+static bool first_on_slot(sl_core *c, const sl_decision *d)
+{
+  uint32_t *set_up = &c->nodes[d->node].set_up[d->slot];
+  uint32_t bit = (uint32_t)1 << d->op;
+  bool first = !(*set_up & bit);
+  *set_up |= bit;
+  return first;
+}
+
 static void work_order(sl_core *c, sl_decision *d, sl__task *o, int node)
 {
   const sl_pop *op = &c->plan->ops[d->op];
@@ -552,7 +565,9 @@ static void work_order(sl_core *c, sl_decision *d, sl__task *o, int node)
                  : d->rows_per_part == INT64_MAX ? 1
                                                  : (d->out_rows + d->rows_per_part - 1) / d->rows_per_part;
   d->spread = sl__draw_spread(op->time_spread, c->seed, DRAW_SPREAD, data_key(c, o));
-  d->work_s = sl_plan_task_time(op, (double)d->rows) * d->spread;
+  d->fresh = first_on_slot(c, d);
+  d->setup_s = d->fresh ? op->time_setup : 0;
+  d->work_s = sl_plan_task_time(op, (double)d->rows) * d->spread + d->setup_s;
   d->speed = speed > 0 ? speed : 1;
   d->charge_s = d->work_s / d->speed;
   /* a kill that found nothing of this operator running takes this attempt */

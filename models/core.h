@@ -163,7 +163,10 @@ typedef struct {
   int64_t rows_per_part;/**< LAUNCH: output rows per partition, INT64_MAX: all in one */
   int64_t out_rows;     /**< LAUNCH: output rows the attempt makes, as the cost model has it */
   int64_t out_parts;    /**< LAUNCH: partitions they make (out_rows cut at rows_per_part) */
-  double work_s;        /**< LAUNCH: modelled seconds at speed 1, spread included */
+  double work_s;        /**< LAUNCH: modelled seconds at speed 1, spread and setup_s included */
+  bool fresh;           /**< LAUNCH: the slot's first task of this operator since its node joined:
+                             it sets the operator up (a real engine starts a new kernel instance) */
+  double setup_s;       /**< LAUNCH: the operator's time_setup when fresh, else 0 (no spread) */
   double spread;        /**< LAUNCH: the spread factor in work_s (1: none), drawn from the data: a
                              calibration divides it out to see the operator's base time */
   double charge_s;      /**< LAUNCH: work_s at this node's speed: how long the slot is held */

@@ -93,6 +93,8 @@ typedef struct {
   int nfinishing;      /**< running attempts past their last output (sl__task.finishing) */
   double cpu_finishing, gpu_finishing; /**< what they hold */
   int *free_slots;     /**< stack of free slot ids (LIFO keeps workers warm) */
+  uint32_t *set_up;    /**< per slot: bit op set once the slot has set operator op up
+                            (time_setup paid); cleared when the node (re)joins */
   sl__idq waiting;     /**< running tasks whose emission waits for memory */
   int op_running[SL_MAX_OPS];        /**< per operator: attempts running here */
   double op_running_out[SL_MAX_OPS]; /**< per operator: what they emitted so far */

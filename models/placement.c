@@ -60,8 +60,10 @@ void sl__node_reset(sl_core *c, int n)
   nd->nfree = nd->nslots;
   nd->nfinishing = 0;
   nd->cpu_finishing = nd->gpu_finishing = 0;
-  for (int s = 0; s < nd->nslots; s++)
+  for (int s = 0; s < nd->nslots; s++) {
     nd->free_slots[s] = nd->nslots - 1 - s; /* slot 0 on top */
+    nd->set_up[s] = 0; /* a node that (re)joins starts its workers afresh */
+  }
   sl__idq_clear(&nd->waiting);
   sl__count_node(c, n, 1);
 }

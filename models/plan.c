@@ -93,7 +93,7 @@ static int check_op(const sl_workload *w, int i, char *err, size_t errlen)
     return plan_fail(err, errlen, "operator '%s' (line %d): a source needs tasks and rows_per_task > 0",
                      s->name, s->line);
   if (!(s->cpu >= 0) || !(s->gpu >= 0) || !(s->time_per_task >= 0) || !(s->time_per_row >= 0) ||
-      !(s->time_per_batch >= 0) || !(s->time_per_byte >= 0) || !(s->rows_out_per_row >= 0) ||
+      !(s->time_per_batch >= 0) || !(s->time_per_byte >= 0) || !(s->time_setup >= 0) || !(s->rows_out_per_row >= 0) ||
       !(s->out_row_bytes >= 0) || !(s->inflation >= 0) || !(s->read_bytes_per_row >= 0) || s->batch_size < 0 ||
       s->concurrency < 0)
     return plan_fail(err, errlen, "operator '%s' (line %d): requests, costs and sizes must be >= 0",
@@ -138,6 +138,7 @@ static void pop_start(sl_pop *o, const sl_op_spec *s, int index, double in_bytes
   o->gpu = s->gpu;
   o->time_per_task = s->time_per_task;
   o->time_per_batch = s->time_per_batch;
+  o->time_setup = s->time_setup;
   o->time_spread = s->time_spread;
   o->batch_size = s->batch_size;
   o->concurrency = s->concurrency;
@@ -170,6 +171,7 @@ static void pop_fuse(sl_pop *o, const sl_op_spec *s)
   name_append(o->name, sizeof(o->name), "->", s->name);
   o->nfused++;
   o->time_per_task += s->time_per_task;
+  o->time_setup += s->time_setup;
   o->time_per_row += reach * (s->time_per_row + s->time_per_byte * in_bytes);
   /* Spreads of fused members do not add; the widest is a fair summary. */
   if (s->time_spread > o->time_spread)

@@ -27,6 +27,8 @@ typedef struct {
   double time_per_task;       /**< fixed seconds per task */
   double time_per_row;        /**< seconds per input row (per-byte costs folded in) */
   double time_per_batch;      /**< seconds per batch of batch_size rows */
+  double time_setup;          /**< seconds a slot spends setting the operator up before its
+                                   first task of it (the members' sum): an actor's start */
   double time_spread;         /**< coefficient of variation of task time */
   int batch_size;             /**< rows per task (map_batches), 0 = any */
   int concurrency;            /**< cap on tasks in flight, 0 = none */

@@ -61,6 +61,8 @@ typedef struct {
   sl_op_kind kind;
   double cpu, gpu;          /**< resource request per task (fractions allowed) */
   double time_per_task, time_per_row, time_per_batch, time_per_byte;
+  double time_setup;        /**< once per slot, before the slot's first task of this operator
+                                 (loading a model, starting a CUDA context): not per task */
   double time_spread;       /**< coefficient of variation of task time (sim) */
   double rows_out_per_row;  /**< expansion (1 = one output row per input row) */
   double out_row_bytes;     /**< bytes of one output row; 0 = keep input size */

@@ -616,7 +616,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
   node_name node;
   const char *cols[] = {"task", "origin", "attempt", "op", "op_name", "node", "node_name", "slot", "start_s",
                         "end_s", "rows_in", "bytes_in", "rows_out", "bytes_out", "partitions_out",
-                        "status", "speed", "waited_s", "transfer_s", "spread", NULL};
+                        "status", "speed", "waited_s", "transfer_s", "spread", "fresh", NULL};
   for (int i = 0; cols[i]; i++)
     field_str(&o, cols[i]);
   end_row(&o);
@@ -647,6 +647,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
     field_num(&o, t->waited_s);
     field_num(&o, t->transfer_s);
     field_num(&o, t->spread > 0 ? t->spread : 1);
+    field_i64(&o, t->fresh);
     end_row(&o);
   }
   free(names);

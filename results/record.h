@@ -35,6 +35,8 @@ typedef struct {
   double transfer_s; /**< receiving its inputs: storage reads and partitions from other nodes */
   double spread;     /**< the spread factor its charged time carries (1: none, or a real kernel's
                           own time): what a calibration divides out */
+  bool fresh;        /**< its slot's first task of the operator: it paid the set-up (time_setup,
+                          or a real kernel's own start), which a calibration measures apart */
 } sl_task_record;
 
 /** @brief How the time spent spilling partitions enters a run's JCT. */

@@ -9,6 +9,7 @@
  *     time_per_task = 0s          ; seconds per task at speed 1
  *     time_per_row = 50ms         ; seconds per input row at speed 1
  *     time_per_batch = 0s         ; seconds per batch (optional)
+ *     time_setup = 0s             ; once per slot, before its first task of the operator
  *     time_spread = 0.05          ; coefficient of variation of task time
  *     rows_out_per_row = 1        ; output rows per input row
  *     out_row_bytes = 1MB         ; bytes of one output row
@@ -41,6 +42,7 @@ enum {
   SL_COST_TIME_SPREAD = 1 << 3,
   SL_COST_ROWS_OUT = 1 << 4,
   SL_COST_OUT_ROW_BYTES = 1 << 5,
+  SL_COST_TIME_SETUP = 1 << 6,
 };
 
 /** @brief The costs of one operator; @p set says which fields were given. */
@@ -49,6 +51,7 @@ typedef struct {
   int line;
   unsigned set;
   double time_per_task, time_per_row, time_per_batch, time_spread;
+  double time_setup; /**< once per slot before its first task of the operator */
   double rows_out_per_row, out_row_bytes;
   /* what calibration saw; informational */
   int64_t tasks_observed;
@@ -56,6 +59,8 @@ typedef struct {
   double inflation; /**< measured bytes out per byte in (informational; 0: not measured) */
   int op_index;     /**< calibrate: the operator's index in the run, for order */
   int rows_varied;  /**< calibrate: whether rows_in varied, so the fit could split task and row costs */
+  int64_t fresh_observed; /**< calibrate: attempts that were their slot's first of the operator */
+  int setup_told;   /**< calibrate: whether enough later attempts let the fit tell set-up apart */
 } sl_sim_op_cost;
 
 /** @brief A cost model: plain data, owned by the caller. */

@@ -73,6 +73,7 @@ typedef struct {
   double bytes_in, start;
   double speed; /* of the node's resource the attempt runs on */
   double spread; /* the order's spread factor, in its charged time */
+  bool fresh;    /* the order sets its operator up on this slot */
   double waited; /* held by backpressure so far */
   double transfer; /* receiving its inputs: storage reads and remote partitions */
   sl_input *inputs;   /* the order's inputs, copied: where to pull them from */
@@ -135,7 +136,8 @@ static void record(sim *s, const slot_t *w, sl_task_status status, double end)
                       .slot = w->slot, .start_s = w->start, .end_s = end, .rows_in = w->rows_in,
                       .rows_out = w->emitted_rows, .bytes_in = w->bytes_in, .bytes_out = w->bytes_out,
                       .parts_out = w->parts_out, .status = status, .speed = w->speed,
-                      .waited_s = w->waited, .transfer_s = w->transfer, .spread = w->spread};
+                      .waited_s = w->waited, .transfer_s = w->transfer, .spread = w->spread,
+                      .fresh = w->fresh};
   if (sl_recorder_task(s->rec, &r) < 0)
     s->res->code = SL_ENOMEM;
 }
@@ -244,6 +246,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->bytes_in = d->bytes;
   w->speed = d->speed;
   w->spread = d->spread;
+  w->fresh = d->fresh;
   w->waited = 0;
   w->transfer = 0;
   w->start = now;

@@ -137,6 +137,30 @@ check "sim with calibrated costs" exits 0 "$sluice" sim fig9-small --memory 100M
 jct1=$(field "$tmp/run/summary.csv" jct_s)
 jct2=$(field "$tmp/cal/summary.csv" jct_s)
 check "calibrated JCT within 2% ($jct1 vs $jct2)" awk -v a="$jct1" -v b="$jct2" 'BEGIN{exit !(b > 0.98 * a && b < 1.02 * a)}'
+# set-up once per slot: charged to each slot's first task of the operator,
+# told apart by calibrate (the 'fresh' attempts), on the bound's path
+sed 's/^\[inference\]/&\ntime_setup = 1.5s/' workloads/fig9-small.ini >"$tmp/setup.ini"
+check "a workload with time_setup simulates" exits 0 "$sluice" sim "$tmp/setup.ini" --memory 100MB \
+  --out "$tmp/setup" --quiet
+fresh=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["op_name"]=="inference" && $h["fresh"]==1' \
+  "$tmp/setup/tasks.csv" | wc -l)
+gpus=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["op_name"]=="inference"{print $h["node"] "/" $h["slot"]}' \
+  "$tmp/setup/tasks.csv" | sort -u | wc -l)
+check "one fresh inference attempt per slot that ran it ($fresh of $gpus)" test "$fresh" -eq "$gpus" -a "$fresh" -gt 0
+"$sluice" calibrate "$tmp/setup" -o "$tmp/setup.costs" >/dev/null
+setup=$(awk -F' = ' '/^\[inference\]/{t=1} t && /^time_setup/{sub("s$","",$2); print $2; exit}' "$tmp/setup.costs")
+tsetup=$(awk -F' = ' '/^\[transform\]/{t=1} t && /^time_setup/{sub("s$","",$2); print $2; exit}' "$tmp/setup.costs")
+check "calibrate tells the set-up apart: inference 1.5 s ($setup), transform 0 ($tsetup)" \
+  awk -v v="$setup" -v w="$tsetup" 'BEGIN{exit !(v > 1.49 && v < 1.51 && w == 0)}'
+check "sim with those costs" exits 0 "$sluice" sim "$tmp/setup.ini" --memory 100MB --costs "$tmp/setup.costs" \
+  --quiet --out "$tmp/setup-cal"
+jct1=$(field "$tmp/setup/summary.csv" jct_s)
+jct2=$(field "$tmp/setup-cal/summary.csv" jct_s)
+check "set-up calibrated JCT within 2% ($jct1 vs $jct2)" awk -v a="$jct1" -v b="$jct2" 'BEGIN{exit !(b > 0.98 * a && b < 1.02 * a)}'
+cp0=$("$sluice" bound fig9-small --cluster fig9 --csv | awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["critical_path_s"]}')
+cp1=$("$sluice" bound "$tmp/setup.ini" --cluster fig9 --csv | awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["critical_path_s"]}')
+check "the set-up is on the bound's critical path ($cp0 + 1.5 = $cp1)" awk -v a="$cp0" -v b="$cp1" \
+  'BEGIN{exit !(b - a > 1.499 && b - a < 1.501)}'
 check "calibrate without a run exits 2" exits 2 "$sluice" calibrate "$tmp/nothing-here"
 check "calibrate without RUN_DIR exits 2" exits 2 "$sluice" calibrate
 printf 'task,op\n1,2\n' >"$tmp/bad-run.csv"

@@ -643,6 +643,67 @@ static void test_spread_follows_the_data(void **state)
   sl_cluster_free(&cl);
 }
 
+/* An operator's set-up is paid once per slot: the first LAUNCH of it on a
+ * slot is fresh and its work carries time_setup (no spread on it); a
+ * retry on a slot that ran it is not fresh; a node that rejoins starts
+ * its slots afresh. */
+static void test_setup_once_per_slot(void **state)
+{
+  (void)state;
+  sl_workload w;
+  fig9_small(&w);
+  w.ops[0].time_setup = 2;
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  sl_core *c = started_on_two_nodes(&plan, &cl);
+  sl_decision d;
+  bool seen[2][64] = {{false}};
+  sl_task_id victim = SL_NONE;
+  int victim_node = -1, launches = 0;
+  while (sl_core_next(c, &d))
+    if (d.kind == SL_DEC_LAUNCH && d.op == 0) {
+      assert_true(d.node < 2 && d.slot < 64);
+      assert_true(d.fresh == !seen[d.node][d.slot]);
+      seen[d.node][d.slot] = true;
+      assert_float_equal(d.setup_s, 2, 1e-12);
+      assert_float_equal(d.work_s, 0.5 + 2, 1e-12);
+      if (victim == SL_NONE) {
+        victim = d.task;
+        victim_node = d.node;
+      }
+      launches++;
+    }
+  assert_true(launches >= 2);
+  /* the retry takes the slot back (the free slots are a stack): not fresh */
+  assert_int_equal(sl_core_failed(c, 0.1, victim), 0);
+  bool retried = false;
+  while (sl_core_next(c, &d))
+    if (d.kind == SL_DEC_LAUNCH && d.op == 0) {
+      assert_true(seen[d.node][d.slot]);
+      assert_false(d.fresh);
+      assert_float_equal(d.setup_s, 0, 0);
+      assert_float_equal(d.work_s, 0.5, 1e-12);
+      retried = true;
+    }
+  assert_true(retried);
+  /* the node goes and comes back: its slots set the operator up again */
+  assert_int_equal(sl_core_node_lost(c, 0.2, victim_node), 0);
+  while (sl_core_next(c, &d))
+    ;
+  assert_int_equal(sl_core_node_joined(c, 0.3, victim_node), 0);
+  bool refreshed = false;
+  while (sl_core_next(c, &d))
+    if (d.kind == SL_DEC_LAUNCH && d.op == 0 && d.node == victim_node) {
+      assert_true(d.fresh);
+      refreshed = true;
+      break;
+    }
+  assert_true(refreshed);
+  sl_core_free(c);
+  sl_cluster_free(&cl);
+}
+
 /* Bug (zoo case 86): room for the transient outputs of downstream
  * operators was asked for every slot they could use. With 128 CPU slots
  * and an operator that grows rows 8-fold, that headroom alone was more than
@@ -1174,6 +1235,7 @@ int main(void)
     cmocka_unit_test(test_streaming_plus),
     cmocka_unit_test(test_kill_is_the_cores_choice),
     cmocka_unit_test(test_spread_follows_the_data),
+    cmocka_unit_test(test_setup_once_per_slot),
     cmocka_unit_test(test_headroom_does_not_serialize),
     cmocka_unit_test(test_noadapt_keeps_concurrency_caps),
     cmocka_unit_test(test_coalescing_keeps_parallelism),

@@ -113,6 +113,10 @@ static const sl_ini_key sl__op_keys[] = {
   {.name = "time_per_batch", .type = SL_INI_TIME, .unit = "s per batch", .range = SL_INI_NONNEG,
    .kinds = SL__TRANSFORMS, .offset = SL__OP(time_per_batch), .dflt = "0s",
    .doc = "cost of each batch of batch_size rows at speed 1; needs batch_size"},
+  {.name = "time_setup", .type = SL_INI_TIME, .unit = "s per slot", .range = SL_INI_NONNEG,
+   .kinds = SL__TASKS, .offset = SL__OP(time_setup), .dflt = "0s",
+   .doc = "set-up a slot pays before its first task of this operator, at speed 1 (loading a model, "
+          "a CUDA context): charged once per slot, and again on a node that rejoins"},
   /* per MB of input in the spec, per byte in the model */
   {.name = "time_per_mb", .type = SL_INI_TIME, .unit = "s per MB", .range = SL_INI_NONNEG,
    .kinds = SL__TASKS, .offset = SL__OP(time_per_byte), .scale = 1e-6, .dflt = "0s",
