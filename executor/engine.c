@@ -1074,6 +1074,13 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
    * the kernel saves a page fault and a page clear per partition. */
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   mallopt(M_TOP_PAD, 64 << 20);
+  /* Setting the trim threshold turns off glibc's sliding mmap threshold,
+   * leaving it at 128 KB: every partition buffer was mapped and unmapped
+   * on its own, 0.4 ms an 8 MB munmap (page tables, TLB shootdowns to the
+   * other workers), under the engine lock. On an H100 that was a 1 ms gap
+   * between GPU batches of 7 ms. Buffers up to glibc's largest threshold
+   * (32 MB) now come from the heaps and are reused. */
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
   /* Per-thread arenas each grow and shrink on their own when buffers cross
    * threads; a couple of shared ones keep memory warm (measured with
    * bench_dispatch: 160k tasks/s with per-thread arenas, 260k with two). */
