@@ -20,8 +20,8 @@ void sl_cli_print_stores(FILE *f, const sl_summary *s)
             gs->name, gs->peak_index, gs->nodes, gs->nodes == 1 ? "" : "s");
   }
   if (s->spill_time == SL_SPILL_NOT_MODELLED)
-    fprintf(f, "  spill time    not modelled: the %s spilled cost no time (node specs carry no disk;\n"
-               "                --spill-bandwidth BW charges every write and read back)\n",
+    fprintf(f, "  spill time    not modelled: the %s spilled on nodes with no disk cost no time (a node\n"
+               "                group's disk_bandwidth, or --spill-bandwidth BW, charges every write and read back)\n",
             sl_format_size(s->spilled_bytes, spilled, sizeof spilled));
 }
 

@@ -1,5 +1,7 @@
 #include "cluster.h"
 
+#include <math.h>
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,13 @@ static int sl__cluster_count_nodes(const sl_cluster *c)
  * there, and freeing garbage is worse than a leak. Re-expanding a cluster
  * therefore takes sl_cluster_free() first.
  */
+double sl_group_disk_capacity(const sl_node_group *g)
+{
+  if (!sl_group_has_disk(g) || !(g->disk_capacity_bytes > 0))
+    return INFINITY;
+  return g->disks * g->disk_capacity_bytes;
+}
+
 int sl_cluster_expand(sl_cluster *c)
 {
   int n = sl__cluster_count_nodes(c);

@@ -30,7 +30,20 @@ typedef struct {
   int min_count, max_count; /**< range a capacity search may use (spec keys min, max;
                                  max 0 = count) */
   char accelerator[SL_NAME_MAX]; /**< label of its GPUs ("a100"); "" = none */
+  /* local disks, where spilled partitions go (all 0: none given) */
+  int disks;                /**< how many, striped: their bandwidths add */
+  double disk_read_bps, disk_write_bps; /**< of one disk, bytes per second */
+  double disk_capacity_bytes; /**< of one disk; 0 = as much as is spilled */
 } sl_node_group;
+
+/** @brief Whether nodes of @p g have a disk: spills on them take time. */
+static inline bool sl_group_has_disk(const sl_node_group *g)
+{
+  return g->disks > 0 && g->disk_read_bps > 0 && g->disk_write_bps > 0;
+}
+
+/** @brief Bytes a node of @p g can hold spilled; INFINITY when not bounded. */
+double sl_group_disk_capacity(const sl_node_group *g);
 
 /** @brief One node, pointing back at its group. */
 typedef struct {

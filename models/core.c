@@ -978,6 +978,8 @@ static void place(sl_core *c, sl__task *t, sl_part_id pid, sl_emit_fate fate)
   p->node = t->node;
   if (p->state == SL__P_ALIVE)
     sl__store_add(c, t->node, p->bytes);
+  else
+    c->nodes[t->node].disk_used += p->bytes;
   c->ops[t->op].buffered += p->bytes;
   c->ops[t->op].running_out_bytes += p->bytes;
   c->nodes[t->node].op_running_out[t->op] += p->bytes;

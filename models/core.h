@@ -377,6 +377,12 @@ double sl_core_node_store(const sl_core *c, int node);
 /** @brief The most bytes the store of @p node held at once so far (0 for a bad index). */
 double sl_core_node_store_peak(const sl_core *c, int node);
 
+/** @brief Bytes spilled on @p node and still alive (0 for a bad node). */
+double sl_core_node_disk(const sl_core *c, int node);
+
+/** @brief Whether a full store spills (else an emission that finds no room fails). */
+bool sl_core_spills_on(const sl_core *c);
+
 /**
  * @brief The operator that holds a job up, for an engine's stall message:
  *        the most downstream one whose running tasks are not held by

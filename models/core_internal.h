@@ -89,6 +89,7 @@ typedef struct {
   double cpu_total, gpu_total;
   double cpu_free, gpu_free;
   double store_budget, store_used, store_peak;
+  double disk_used, disk_capacity; /**< bytes spilled here and alive; what its disks hold (INFINITY: any) */
   int nslots, nfree;
   int nfinishing;      /**< running attempts past their last output (sl__task.finishing) */
   double cpu_finishing, gpu_finishing; /**< what they hold */
@@ -240,6 +241,10 @@ void sl__push(struct sl_core_s *c, const sl_decision *d);
 
 /** @brief A new origin task of @p op over @p inputs (copied), QUEUED nowhere yet. */
 sl_task_id sl__task_new(struct sl_core_s *c, int op, const sl_part_id *inputs, int n, int64_t split);
+
+/** @brief Whether @p bytes may go to @p node's disk: spilling is on (not
+ *  --on-full oom) and its disks have room (disk_capacity). */
+bool sl__may_spill(const sl_core *c, int node, double bytes);
 
 /** @brief Launches attempt @p t on @p node: takes a slot and resources, pushes LAUNCH. */
 void sl__launch(struct sl_core_s *c, double now, sl_task_id t, int node);

@@ -37,6 +37,8 @@ void sl__part_free(sl_core *c, sl_part_id pid)
   if (p->state == SL__P_ALIVE || p->state == SL__P_SPILLED) {
     if (p->state == SL__P_ALIVE)
       sl__store_sub(c, p->node, p->bytes);
+    else if ((c->nodes[p->node].disk_used -= p->bytes) < 1e-9)
+      c->nodes[p->node].disk_used = 0;
     c->ops[p->op].buffered -= p->bytes;
     sl_decision d = {.kind = SL_DEC_DROP, .task = SL_NONE, .part = pid, .op = p->op,
                      .node = p->node, .bytes = p->bytes};

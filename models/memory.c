@@ -35,6 +35,12 @@ void sl__store_sub(sl_core *c, int node, double bytes)
     c->stats.store_bytes = 0;
 }
 
+bool sl__may_spill(const sl_core *c, int node, double bytes)
+{
+  const sl__node *nd = &c->nodes[node];
+  return c->opts.on_full != SL_FULL_OOM && nd->disk_used + bytes <= nd->disk_capacity + EPS;
+}
+
 bool sl__someone_progresses(const sl_core *c, const sl__task *except)
 {
   int progressing = 0;
@@ -56,7 +62,7 @@ int sl__admit_memory(sl_core *c, sl__task *t, double bytes, sl_emit_fate *fate)
     /* Every running task waits for memory that only they could free: the
      * liveness rule lets this emission through, to disk or to an error. */
     t->spill_next = 0;
-    if (c->opts.on_full == SL_FULL_OOM)
+    if (!sl__may_spill(c, t->node, bytes))
       return SL_EOOM;
     *fate = SL_EMIT_SPILLED;
     return 0;

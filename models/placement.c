@@ -57,6 +57,8 @@ void sl__node_reset(sl_core *c, int n)
   nd->gpu_total = nd->gpu_free = g->gpu;
   nd->store_budget = g->store_bytes;
   nd->store_used = 0;
+  nd->disk_used = 0; /* a node that (re)joins has lost what it spilled */
+  nd->disk_capacity = sl_group_disk_capacity(g);
   nd->nfree = nd->nslots;
   nd->nfinishing = 0;
   nd->cpu_finishing = nd->gpu_finishing = 0;
@@ -76,6 +78,16 @@ int sl_core_node_slots(const sl_core *c, int node)
 double sl_core_node_store(const sl_core *c, int node)
 {
   return node >= 0 && node < c->nnodes ? c->nodes[node].store_used : 0;
+}
+
+double sl_core_node_disk(const sl_core *c, int node)
+{
+  return node >= 0 && node < c->nnodes ? c->nodes[node].disk_used : 0;
+}
+
+bool sl_core_spills_on(const sl_core *c)
+{
+  return c->opts.on_full != SL_FULL_OOM;
 }
 
 double sl_core_node_store_peak(const sl_core *c, int node)

@@ -75,7 +75,7 @@ static int batch_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emi
     *fate = SL_EMIT_STORED;
     return 0;
   }
-  if (c->opts.on_full == SL_FULL_OOM)
+  if (!sl__may_spill(c, t->node, bytes))
     return SL_EOOM;
   *fate = SL_EMIT_SPILLED;
   return 0;

@@ -5,6 +5,7 @@
  */
 #include "failure.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "models/error.h"
@@ -20,7 +21,14 @@ void sl_failure_text(const sl_decision *d, const sl_plan *plan, const sl_cluster
   int stuck = d->op;
   switch (d->code) {
   case SL_EOOM:
-    if (d->op >= 0 && d->node >= 0 && d->node < cluster->nnodes)
+    if (d->op >= 0 && d->node >= 0 && d->node < cluster->nnodes && sl_core_spills_on(core) &&
+        isfinite(sl_group_disk_capacity(sl_cluster_node_group(cluster, d->node)))) {
+      const sl_node_group *g = sl_cluster_node_group(cluster, d->node);
+      snprintf(buf, n, "out of memory and disk: operator '%.60s' on node %d: the partition store is full (%.0f of "
+               "%.0f bytes) and its disks hold %.0f of %.0f bytes spilled (disk_capacity)",
+               op_name(plan, d->op), d->node, sl_core_node_store(core, d->node), g->store_bytes,
+               sl_core_node_disk(core, d->node), sl_group_disk_capacity(g));
+    } else if (d->op >= 0 && d->node >= 0 && d->node < cluster->nnodes)
       snprintf(buf, n, "out of memory: operator '%.60s' on node %d: the partition store is full (%.0f of %.0f bytes) "
                "and spilling is off (--on-full oom)", op_name(plan, d->op), d->node,
                sl_core_node_store(core, d->node), sl_cluster_node_group(cluster, d->node)->store_bytes);

@@ -118,6 +118,7 @@ struct sim_s {
   sl_sim_sink *sink; /* rows delivered by split, and which splits each partition holds */
   /* run state */
   bool done, failed;
+  bool spilled_without_disk; /* a node with no disk spilled: that took no time */
   int fail_code;
   double end_time;
   int next_fault;
@@ -475,6 +476,8 @@ static bool emit_next(slot_t *w, sl_task_id task)
     w->next++;
     note_store(s, w->node);
     drain(s, now);
+    if (fate == SL_EMIT_SPILLED && !s->nodes[w->node].disk && bytes > 0)
+      s->spilled_without_disk = true;
     if (fate == SL_EMIT_SPILLED && s->nodes[w->node].disk && bytes > 0 && still_mine(w, task))
       sg_disk_write(s->nodes[w->node].disk, (sg_size_t)bytes); /* the task goes on once it is on disk */
     return still_mine(w, task);
@@ -938,9 +941,9 @@ static void fill_summary(sim *s)
     sl_fault_log_describe(&s->fault_log, s->o->faults, m->faults_not_applied, sizeof m->faults_not_applied);
   m->peak_rss_bytes = 0; /* the simulator's memory is not the job's; 0 keeps outputs replayable */
   m->sink_checksum = sl_sim_sink_checksum(s->sink);
-  /* spills cost time only on a simulated disk (--spill-bandwidth) */
+  /* spills cost time only on a simulated disk (the group's, or --spill-bandwidth) */
   if (m->spilled_bytes > 0)
-    m->spill_time = s->o->spill_bps > 0 ? SL_SPILL_MODELLED : SL_SPILL_NOT_MODELLED;
+    m->spill_time = s->spilled_without_disk ? SL_SPILL_NOT_MODELLED : SL_SPILL_MODELLED;
   if (s->failed)
     snprintf(m->note, sizeof m->note, "%s", s->fail_note);
   else if (s->res->timed_out)

@@ -90,8 +90,11 @@ static void write_node(FILE *f, const sl_cluster *c, const sl_plan *plan, double
   fputs("      <prop id=\"kind\" value=\"cpu\"/>\n      <prop id=\"group\" value=\"", f);
   xml_escaped(f, g->name);
   fputs("\"/>\n", f);
-  if (spill_bps > 0)
-    fprintf(f, "      <disk id=\"spill\" read_bw=\"%.17gBps\" write_bw=\"%.17gBps\"/>\n", spill_bps, spill_bps);
+  /* the group's own disks, striped; else the one --spill-bandwidth gives */
+  double read = sl_group_has_disk(g) ? g->disks * g->disk_read_bps : spill_bps;
+  double write = sl_group_has_disk(g) ? g->disks * g->disk_write_bps : spill_bps;
+  if (read > 0 && write > 0)
+    fprintf(f, "      <disk id=\"spill\" read_bw=\"%.17gBps\" write_bw=\"%.17gBps\"/>\n", read, write);
   fputs("    </host>\n", f);
   if (gpu_cores > 0)
     fprintf(f, "    <host id=\"n%d-gpu\" speed=\"%.17gf\" core=\"%d\">"

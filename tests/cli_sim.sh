@@ -95,12 +95,33 @@ check "mixed: summary names the peak node and its budget" \
   test "$(field "$tmp/mixed/summary.csv" peak_store_node),$(field "$tmp/mixed/summary.csv" peak_node_budget_bytes)" \
   = "gpu.0,200000000"
 check "spilled without a disk: the output says spill time is not modelled" \
-  bash -c "grep -q '^  spill time    not modelled: the .* spilled cost no time' <<<\"\$1\" &&
+  bash -c "grep -q '^  spill time    not modelled: the .* spilled on nodes with no disk cost no time' <<<\"\$1\" &&
            grep -q -- '--spill-bandwidth' <<<\"\$1\"" _ "$out"
 check "and so does the summary" test "$(field "$tmp/mixed/summary.csv" spill_time)" = not_modelled
 out=$("$sluice" sim fig9-small --cluster "$mixed" --model batch --spill-bandwidth 500MB/s --out "$tmp/mixed-disk")
 check "with a spill disk, spill time is modelled and nothing is said" \
   bash -c "! grep -q 'spill time' <<<\"\$1\" && test \"\$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[\$i]=i} NR==2{print \$h[\"spill_time\"]}' '$tmp/mixed-disk/summary.csv')\" = modelled" _ "$out"
+# disks in the node spec: the same disk as --spill-bandwidth gives the same run
+sed 's/^nic = 10Gbps$/&\ndisk_bandwidth = 500MB\/s/' "$mixed" >"$tmp/mixed-disks.ini"
+"$sluice" sim fig9-small --cluster "$tmp/mixed-disks.ini" --model batch --quiet --out "$tmp/mixed-spec-disk"
+jd=$(field "$tmp/mixed-spec-disk/summary.csv" jct_s) jo=$(field "$tmp/mixed-disk/summary.csv" jct_s)
+check "a group's disk_bandwidth charges spills as --spill-bandwidth does ($jd, $jo)" \
+  test "$jd,$(field "$tmp/mixed-spec-disk/summary.csv" spill_time)" = "$jo,modelled"
+check "and a disk costs time: slower than without ($(field "$tmp/mixed/summary.csv" jct_s))" awk \
+  -v a="$(field "$tmp/mixed/summary.csv" jct_s)" -v b="$(field "$tmp/mixed-spec-disk/summary.csv" jct_s)" 'BEGIN{exit !(b > a)}'
+sed 's/^nic = 10Gbps$/&\ndisk_bandwidth = 250MB\/s\ndisks = 2/' "$mixed" >"$tmp/mixed-2disks.ini"
+"$sluice" sim fig9-small --cluster "$tmp/mixed-2disks.ini" --model batch --quiet --out "$tmp/mixed-2disks"
+check "two disks of 250 MB/s are striped: as one of 500 MB/s" test \
+  "$(field "$tmp/mixed-2disks/summary.csv" jct_s)" = "$(field "$tmp/mixed-spec-disk/summary.csv" jct_s)"
+sed 's/^nic = 10Gbps$/&\ndisk_bandwidth = 500MB\/s\ndisk_write_bandwidth = 100MB\/s/' "$mixed" >"$tmp/mixed-slow-write.ini"
+"$sluice" sim fig9-small --cluster "$tmp/mixed-slow-write.ini" --model batch --quiet --out "$tmp/mixed-slow-write"
+check "a slower write bandwidth costs more time" awk -v a="$(field "$tmp/mixed-spec-disk/summary.csv" jct_s)" \
+  -v b="$(field "$tmp/mixed-slow-write/summary.csv" jct_s)" 'BEGIN{exit !(b > a)}'
+sed 's/^nic = 10Gbps$/&\ndisk_bandwidth = 500MB\/s\ndisk_capacity = 100MB/' "$mixed" >"$tmp/mixed-small-disk.ini"
+out=$("$sluice" sim fig9-small --cluster "$tmp/mixed-small-disk.ini" --model batch --quiet --out "$tmp/mixed-small-disk" 2>&1)
+check "disks too small: the job fails out of memory and disk ($(head -c 160 <<<"$out"))" \
+  bash -c "grep -q 'out of memory and disk' <<<\"\$1\" && [ \"\$2\" = 0 ]" _ "$out" \
+  "$(field "$tmp/mixed-small-disk/summary.csv" complete)"
 out=$("$sluice" sim fig9-small --memory 100MB --out "$tmp/nospill")
 check "nothing spilled: no spill line, one store line for one group" \
   bash -c "! grep -q 'spill time' <<<\"\$1\" && ! grep -q 'by group' <<<\"\$1\"" _ "$out"

@@ -67,6 +67,23 @@ static void test_oom(void **state)
                       "out of memory: the partition store is full and spilling is off (--on-full oom)");
 }
 
+/* Spilling on, and the node's disks full: the message says both. */
+static void test_oom_disk_full(void **state)
+{
+  fixture *f = *state;
+  sl_node_group *g = &f->cluster.groups[f->cluster.nodes[0].group];
+  g->disks = 2;
+  g->disk_read_bps = g->disk_write_bps = 1e9;
+  g->disk_capacity_bytes = 2.5e9;
+  char want[320];
+  snprintf(want, sizeof want,
+           "out of memory and disk: operator '%s' on node 0: the partition store is full (0 of %.0f bytes) "
+           "and its disks hold 0 of 5000000000 bytes spilled (disk_capacity)",
+           f->plan.ops[1].name, g->store_bytes);
+  assert_string_equal(text(f, SL_EOOM, 1, 0, 0), want);
+  g->disks = 0;
+}
+
 static void test_stall(void **state)
 {
   fixture *f = *state;
@@ -104,6 +121,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_oom),
+    cmocka_unit_test(test_oom_disk_full),
     cmocka_unit_test(test_stall),
     cmocka_unit_test(test_other_codes),
     cmocka_unit_test(test_short_buffer),

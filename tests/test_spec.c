@@ -439,6 +439,10 @@ static void test_cluster_errors(void **state)
   CL_ERR(GROUP "[group g]\ncpu = 1\nmemory = 1GB\n", 4, "duplicate node group 'g'");
   CL_ERR("[cluster]\nname = c\n[cluster]\n" GROUP, 3, "duplicate section [cluster]");
   CL_ERR(GROUP "disk = 1TB\n", 4, "unknown key 'disk' in node group 'g'");
+  CL_ERR(GROUP "disks = 2\n", 4, "'disks' needs 'disk_bandwidth' in node group 'g'");
+  CL_ERR(GROUP "disk_capacity = 1TB\n", 4, "'disk_capacity' needs 'disk_bandwidth'");
+  CL_ERR(GROUP "disk_bandwidth = 0MB/s\n", 4, "'disk_bandwidth' must be > 0");
+  CL_ERR(GROUP "disk_bandwidth = 1GB/s\ndisks = 0\n", 5, "'disks' must be >= 1");
   CL_ERR("[cluster]\nbandwidth = 1Gbps\n" GROUP, 2, "unknown key 'bandwidth' in [cluster]");
   CL_ERR("[group g]\ncpu = 8\n", 1, "missing required key 'memory'");
   CL_ERR("\n[group g]\nmemory = 8GB\n", 2, "missing required key 'cpu'");
@@ -492,6 +496,8 @@ static void test_cluster_defaults(void **state)
   assert_near(c.groups[1].gpu_speed, 2);
   assert_near(c.groups[1].nic_bps, 25e9 / 8);
   assert_near(c.groups[1].store_bytes, 1e9);
+  assert_false(sl_group_has_disk(&c.groups[0])); /* no disk unless one is given */
+  assert_true(isinf(sl_group_disk_capacity(&c.groups[0])));
   assert_int_equal(c.nodes[0].group, 0);
   assert_int_equal(c.nodes[1].index_in_group, 1);
   assert_int_equal(c.nodes[2].group, 1);

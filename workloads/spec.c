@@ -543,6 +543,18 @@ static const sl_ini_key sl__group_keys[] = {
    .offset = SL__GR(price_per_hour), .dflt = "0", .doc = "what a node costs, for `sluice capacity`"},
   {.name = "accelerator", .type = SL_INI_NAME, .offset = SL__GR(accelerator), .size = SL_NAME_MAX,
    .dflt_doc = "none", .doc = "a label for the group's GPUs (`a100`) that operators' `accelerator` may name"},
+  {.name = "disk_bandwidth", .type = SL_INI_BANDWIDTH, .unit = "B/s", .range = SL_INI_POS,
+   .offset = SL__GR(disk_read_bps), .dflt_doc = "no disk",
+   .doc = "read bandwidth of one local disk (and write, unless disk_write_bandwidth says otherwise): a "
+          "simulation charges spilled partitions to it, written and read back"},
+  {.name = "disk_write_bandwidth", .type = SL_INI_BANDWIDTH, .unit = "B/s", .range = SL_INI_POS,
+   .offset = SL__GR(disk_write_bps), .dflt_doc = "disk_bandwidth", .doc = "write bandwidth of one local disk"},
+  {.name = "disks", .type = SL_INI_INT, .unit = "disks", .range = SL_INI_ONE, .offset = SL__GR(disks),
+   .dflt_doc = "1 with disk_bandwidth", .doc = "local disks per node, spills striped over them (bandwidths add)"},
+  {.name = "disk_capacity", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_POS,
+   .offset = SL__GR(disk_capacity_bytes), .dflt_doc = "unbounded",
+   .doc = "size of one local disk: a node whose spills would overflow its disks fails the job (out of memory "
+          "and disk)"},
   {.name = "min", .type = SL_INI_INT, .unit = "nodes", .range = SL_INI_NONNEG, .offset = SL__GR(min_count),
    .dflt = "0", .doc = "fewest nodes of the group a capacity search tries"},
   {.name = "max", .type = SL_INI_INT, .unit = "nodes", .range = SL_INI_ONE, .offset = SL__GR(max_count),
@@ -638,6 +650,18 @@ static int sl__cl_end(sl_ini *ini)
   }
   if (g->cpu + g->gpu <= 0)
     return sl_ini_fail(ini, sl_ini_key_line(ini, "cpu"), "node group '%s' has no CPU and no GPU slots", g->name);
+  int disk = sl_ini_key_line(ini, "disk_bandwidth");
+  static const char *const disk_keys[] = {"disk_write_bandwidth", "disks", "disk_capacity"};
+  for (size_t k = 0; !disk && k < sizeof disk_keys / sizeof *disk_keys; k++)
+    if (sl_ini_key_line(ini, disk_keys[k]))
+      return sl_ini_fail(ini, sl_ini_key_line(ini, disk_keys[k]), "'%s' needs 'disk_bandwidth' in node group '%s'",
+                         disk_keys[k], g->name);
+  if (disk) {
+    if (!sl_ini_key_line(ini, "disk_write_bandwidth"))
+      g->disk_write_bps = g->disk_read_bps;
+    if (!sl_ini_key_line(ini, "disks"))
+      g->disks = 1;
+  }
   if (g->accelerator[0] && g->gpu <= 0)
     return sl_ini_fail(ini, sl_ini_key_line(ini, "accelerator"), "node group '%s' names accelerator '%s' but has "
                        "no GPU slots (set gpu)", g->name, g->accelerator);
