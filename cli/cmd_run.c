@@ -193,6 +193,11 @@ int sl_cmd_run(int argc, char **argv)
   printf("  rows %.0f of %.0f, tasks %lld (%lld retried), lost partitions %lld, checksum %016llx\n",
          s.rows, s.expected_rows, (long long)s.tasks, (long long)s.retried_tasks,
          (long long)s.lost_partitions, (unsigned long long)s.sink_checksum);
+  if (strcmp(s.output_check, "passed") == 0)
+    printf("  output check passed: every partition sorted, partitions in key order, the source's records "
+           "each once (check = sorted)\n");
+  else if (s.output_check[0])
+    printf("  output check %s (check = sorted)\n", s.output_check);
   printf("  peak RSS %.1f MB, accelerator %s\n", s.peak_rss_bytes / 1e6, s.accelerator);
   sl_cli_print_stores(stdout, &s);
   sl_cli_print_idle(stdout, &s);

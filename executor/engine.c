@@ -34,6 +34,7 @@
 #include "workloads/kernels.h"
 #include "workloads/kernels/gemm_cuda.h"
 #include "workloads/sink.h"
+#include "workloads/sort_check.h"
 
 #define MAX_MEMBERS 8
 
@@ -72,6 +73,7 @@ struct engine {
   sl_core *core;
   sl_store *store;
   sl_sink *sink;
+  sl_sort_check *sort_check; /* the sink checks a sort (check = sorted); NULL: no */
   sl_recorder *rec;
   sl_event_log *events; /* what the core was fed, with --record-events */
   pthread_mutex_t lock;
@@ -160,6 +162,8 @@ static void deliver(engine *e, const sl_decision *d)
   }
   if (sl_sink_deliver(e->sink, mem) < 0)
     fail_job(e, SL_ESTATE, "sink: %s", sl_sink_last_error(e->sink));
+  else if (e->sort_check && sl_sort_check_partition(e->sort_check, mem) < 0)
+    fail_job(e, SL_ESTATE, "sort check: %s", sl_sort_check_error(e->sort_check));
 out_release:
   sl_rows_free(&loaded);
   sl_store_release(e->store, b);
@@ -254,6 +258,8 @@ static bool drain(engine *e, worker *self)
       break;
     case SL_DEC_ROLLBACK:
       sl_sink_rollback(e->sink, d.keep_split, (uint32_t)e->plan->ops[0].tasks);
+      if (e->sort_check)
+        sl_sort_check_rolled_back(e->sort_check);
       if (sl_recorder_rollback(e->rec, now_s(e), e->core) < 0)
         fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
       break;
@@ -617,8 +623,12 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
   sl_rows_init(&chunk);
   sl_rows_init(&loaded);
   row_origin origin = {.d = d};
-  /* an all-to-all task reads the share of every input its order names */
+  /* an all-to-all task reads the share of every input its order names, by
+   * its kernel's partitioning (a sort's key ranges) or by row id */
   int64_t reducers = d->shares > 1 ? d->shares : 1, share = d->share;
+  const sl_kernel *first = kernel_for(w, d->op, 0);
+  /* a kernel that needs the whole task (a sort) gets every row at once */
+  bool whole = first && sl_kernel_whole_task(first);
   for (int i = 0; i < d->ninputs && rc == 0; i++) {
     const sl_rows *src = in[i].mem;
     if (!src) { /* spilled: read it back, outside the lock */
@@ -635,18 +645,29 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
     origin.input = d->inputs[i];
     for (size_t at = 0; at < rows && rc == 0;) {
       size_t take = rows - at < (size_t)per ? rows - at : (size_t)per;
-      sl_rows_reset(&chunk);
+      if (!whole)
+        sl_rows_reset(&chunk);
       for (size_t r = at; r < at + take && rc == 0; r++)
-        if (reducers == 1 || sl_rows_id(src, r) % reducers == share)
+        if (reducers == 1 || sl_kernel_share_of(first, sl_rows_id(src, r), sl_rows_payload(src, r),
+                                                sl_rows_len(src, r), reducers) == share)
           rc = sl_rows_append_range(&chunk, src, r, 1);
+      at += take;
+      if (whole)
+        continue;
       if (rc == 0)
         rc = through_members(w, d->op, 0, &chunk, out, &origin);
       if (rc == 0)
         rc = note_errors(w, &origin);
-      at += take;
       if (rc == 0)
         rc = emit_parts(w, d, tr, out, false);
     }
+  }
+  if (whole && rc == 0) {
+    rc = through_members(w, d->op, 0, &chunk, out, &origin);
+    if (rc == 0)
+      rc = note_errors(w, &origin);
+    if (rc == 0)
+      rc = emit_parts(w, d, tr, out, false);
   }
   sl_rows_free(&chunk);
   sl_rows_free(&loaded);
@@ -988,6 +1009,31 @@ static bool has_gpu_op(const sl_plan *p)
   return false;
 }
 
+/* valsort's verdict on a complete sort: the partitions' key ranges, and the
+ * records against gensort's (regenerated from the seed). A wrong output
+ * fails the run. */
+static void check_sorted_output(engine *e, sl_summary *s)
+{
+  const sl_pop *src = &e->plan->ops[0];
+  if (!s->complete || e->fail_code) {
+    snprintf(s->output_check, sizeof s->output_check, "%s", e->fail_code && e->fail_msg[0] &&
+             strstr(e->fail_msg, "sort check:") ? "failed" : "not_checked");
+    return;
+  }
+  int rc = sl_sort_check_finish(e->sort_check, e->plan->workload->seed, src->tasks, src->rows_per_task,
+                                sl_sink_rows(e->sink), sl_sink_checksum(e->sink));
+  if (rc == 0) {
+    snprintf(s->output_check, sizeof s->output_check, "passed");
+    return;
+  }
+  snprintf(s->output_check, sizeof s->output_check, "failed");
+  s->complete = false;
+  e->fail_code = rc;
+  snprintf(e->fail_msg, sizeof e->fail_msg, "sort check: %s",
+           rc == SL_ENOMEM ? "out of memory" : sl_sort_check_error(e->sort_check));
+  snprintf(s->note, sizeof s->note, "%.300s", e->fail_msg);
+}
+
 static void fill_summary(engine *e, sl_summary *s, double jct)
 {
   /* the bound of the times actually run: scaled as they were */
@@ -1121,10 +1167,14 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   }
   e.store = sl_store_new(cluster->nnodes, spill);
   e.sink = sl_sink_new();
+  const sl_workload *wl = plan->workload;
+  bool check_sort = wl->nops > 0 && wl->ops[wl->nops - 1].kind == SL_OP_SINK &&
+                    wl->ops[wl->nops - 1].check == SL_CHECK_SORTED;
+  e.sort_check = check_sort ? sl_sort_check_new() : NULL;
   e.rec = sl_recorder_new(plan, cluster, true);
   if (opts->record_events && (e.events = sl_event_log_new()) != NULL)
     sl_core_observe(e.core, sl_event_log_observe, e.events);
-  if (!e.store || !e.sink || !e.rec || (opts->record_events && !e.events)) {
+  if (!e.store || !e.sink || !e.rec || (opts->record_events && !e.events) || (check_sort && !e.sort_check)) {
     snprintf(err, errlen, "out of memory");
     rc = SL_ENOMEM;
     goto out_free;
@@ -1154,6 +1204,8 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
     snprintf(summary->note, sizeof summary->note, "skipped %lld rejected rows; first: %.250s",
              (long long)e.rejected.rows, e.rejected.first);
   }
+  if (e.sort_check)
+    check_sorted_output(&e, summary);
   if (sl_recorder_write(e.rec, summary, opts->out_dir, err, errlen) < 0) {
     rc = SL_EIO;
     goto out_free;
@@ -1169,6 +1221,7 @@ out_free:
   sl_rejected_tally_free(&e.rejected);
   sl_recorder_free(e.rec);
   sl_sink_free(e.sink);
+  sl_sort_check_free(e.sort_check);
   sl_store_free(e.store);
   sl_core_free(e.core);
 out_destroy:

@@ -424,6 +424,42 @@ void sl_core_free(sl_core *c)
 
 /* ------------------------------------------------------------ partitions */
 
+sl_task_id sl__make_reducers(sl_core *c, int op)
+{
+  sl__op *s = &c->ops[op];
+  uint32_t n = sl__idq_len(&s->inq);
+  sl_part_id *all = malloc(sizeof *all * (n ? n : 1));
+  if (!all) {
+    sl__push_fail(c, SL_ENOMEM);
+    return SL_NONE;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    all[k] = sl__idq_pop(&s->inq);
+    c->parts[all[k]].in_queue = 0;
+  }
+  s->in_queue_bytes = 0;
+  int64_t reducers = c->plan->ops[op].tasks > 0 ? c->plan->ops[op].tasks : 1;
+  sl_task_id first = SL_NONE;
+  for (int64_t r = 0; r < reducers; r++) {
+    sl_task_id id = sl__task_new(c, op, all, (int)n, -1);
+    if (id == SL_NONE)
+      break;
+    c->tasks[id].rows /= reducers;
+    c->tasks[id].bytes /= reducers;
+    c->tasks[id].share = (int32_t)r;
+    if (first == SL_NONE)
+      first = id;
+    else
+      sl__enqueue_id(c, &s->retryq, id);
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    c->parts[all[k]].refs = (int32_t)reducers;
+    c->parts[all[k]].consumer = first;
+  }
+  free(all);
+  return first;
+}
+
 void sl__enqueue_part(sl_core *c, sl_part_id pid)
 {
   sl__part *p = &c->parts[pid];

@@ -305,6 +305,14 @@ void sl__push_fail(struct sl_core_s *c, int code);
 sl_task_id sl__task_alloc(struct sl_core_s *c);
 /** @brief Partition @p pid joins the input queue of the operator after its own. */
 void sl__enqueue_part(struct sl_core_s *c, sl_part_id pid);
+
+/**
+ * @brief The shuffle's barrier: once every input of all-to-all operator
+ *        @p op has arrived, makes its reducers, each reading its share of
+ *        every input. Returns the first (to launch now); the others wait in
+ *        the operator's retry queue. SL_NONE when out of memory.
+ */
+sl_task_id sl__make_reducers(struct sl_core_s *c, int op);
 /** @brief Attempt @p t gives back its slot and what it held of the node. */
 void sl__release(struct sl_core_s *c, sl__task *t);
 /** @brief The last output @p pid of attempt @p t is an output like any other now. */

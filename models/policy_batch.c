@@ -39,6 +39,10 @@ static bool launch_next(sl_core *c, double now, int op)
     if (s->next_split >= o->tasks)
       return false;
     id = sl__task_new(c, op, NULL, 0, s->next_split++);
+  } else if (o->kind == SL_OP_ALL_TO_ALL) {
+    if (sl__idq_empty(&s->inq))
+      return false;
+    id = sl__make_reducers(c, op); /* the stage is open: every input is in */
   } else {
     if (sl__idq_empty(&s->inq))
       return false;

@@ -237,11 +237,22 @@ static instance *route_target(const sl_core *c, int op)
   return best;
 }
 
+/* Whether operator @p op's outputs feed a shuffle: they wait in its queue
+ * for the barrier, not in an instance's channel. */
+static bool feeds_shuffle(const sl_core *c, int op)
+{
+  return op + 1 < c->nops && c->plan->ops[op + 1].kind == SL_OP_ALL_TO_ALL;
+}
+
 void sl__static_emitted(sl_core *c, double now, sl__task *t, sl_part_id pid)
 {
   (void)now;
   (void)t;
   sl__part *part = &c->parts[pid];
+  if (feeds_shuffle(c, part->op)) {
+    sl__enqueue_part(c, pid);
+    return;
+  }
   instance *in = route_target(c, part->op);
   if (!in)
     return; /* no instance now: placed again on the next cluster change */
@@ -255,7 +266,7 @@ void sl__static_emitted(sl_core *c, double now, sl__task *t, sl_part_id pid)
 int sl__static_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate *fate)
 {
   (void)now;
-  instance *in = route_target(c, t->op);
+  instance *in = feeds_shuffle(c, t->op) ? NULL : route_target(c, t->op);
   if (in && (int)sl__idq_len(&in->chan) >= channel_capacity(c, t->op + 1) && !t->spill_next)
     return SL_EAGAIN; /* the channel is full: backpressure */
   return sl__admit_memory(c, t, bytes, fate);
@@ -408,6 +419,12 @@ void sl__static_schedule(sl_core *c, double now)
   placement *p = pl(c);
   if (now + EPS < p->paused_until)
     return;
+  for (int op = 1; op < c->nops; op++)
+    if (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL && !sl__idq_empty(&c->ops[op].inq) && sl__op_drained(c, op - 1)) {
+      sl_task_id first = sl__make_reducers(c, op); /* the barrier: every input is in */
+      if (first != SL_NONE)
+        sl__enqueue_id(c, &c->ops[op].retryq, first); /* placed on the instances like the others */
+    }
   for (int op = 0; op < c->nops; op++)
     launch_retries_on_instances(c, now, op);
   for (int i = 0; i < p->ninst; i++) {

@@ -546,39 +546,8 @@ static sl_task_id make_task(sl_core *c, int op, int near)
       c->ops[op].next_split++;
     return id;
   }
-  if (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL) {
-    /* every reducer reads every input: the barrier of a shuffle */
-    sl__op *s = &c->ops[op];
-    uint32_t n = sl__idq_len(&s->inq);
-    sl_part_id *all = malloc(sizeof *all * n);
-    if (!all)
-      return SL_NONE;
-    for (uint32_t k = 0; k < n; k++) {
-      all[k] = sl__idq_pop(&s->inq);
-      c->parts[all[k]].in_queue = 0;
-    }
-    s->in_queue_bytes = 0;
-    int64_t reducers = c->plan->ops[op].tasks > 0 ? c->plan->ops[op].tasks : 1;
-    sl_task_id first = SL_NONE;
-    for (int64_t r = 0; r < reducers; r++) {
-      sl_task_id id = sl__task_new(c, op, all, (int)n, -1);
-      if (id == SL_NONE)
-        break;
-      c->tasks[id].rows /= reducers;
-      c->tasks[id].bytes /= reducers;
-      c->tasks[id].share = (int32_t)r;
-      if (first == SL_NONE)
-        first = id;
-      else
-        sl__enqueue_id(c, &c->ops[op].retryq, id);
-    }
-    for (uint32_t k = 0; k < n; k++) {
-      c->parts[all[k]].refs = (int32_t)reducers;
-      c->parts[all[k]].consumer = first;
-    }
-    free(all);
-    return first;
-  }
+  if (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL)
+    return sl__make_reducers(c, op);
   int64_t rows = batch_rows_wanted(c, op);
   if (rows > 0 && rows < c->plan->ops[op].batch_size)
     return sl__take_rows(c, op, rows, near);

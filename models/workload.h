@@ -46,6 +46,13 @@ typedef struct {
   double value;
 } sl_param;
 
+/** @brief What a real run's sink proves of the output beyond "each row once". */
+typedef enum {
+  SL_CHECK_NONE,   /**< rows and checksum, as every run */
+  SL_CHECK_SORTED, /**< valsort: each partition sorted by key, partitions in key order, the same
+                        records as the source made (gensort) */
+} sl_check;
+
 /**
  * @brief One logical operator.
  *
@@ -69,6 +76,7 @@ typedef struct {
   double inflation;         /**< output bytes per input byte, 0 = not given (out_row_bytes decides) */
   char reorder_group[SL_NAME_MAX]; /**< operators of one group may run in any order; "" = none */
   int keep_position;        /**< 1: stays where the spec puts it within its reorder group */
+  int check;                /**< sink: what a real run proves of its output (SL_CHECK_*) */
   int batch_size;           /**< rows per task for map_batches (0 = any) */
   int concurrency;          /**< max tasks in flight, 0 = unlimited */
   sl_accel_set accel;       /**< node groups it may run on; empty: any */

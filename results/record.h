@@ -82,6 +82,8 @@ typedef struct {
   bool oom, complete;
   uint64_t sink_checksum;
   int64_t errored_rows; /**< rows kernels rejected as corrupt and skipped */
+  char output_check[16]; /**< what the sink proved beyond each row once: "" (nothing asked, or a
+                              simulation: no payloads), passed, failed, not_checked (the run failed) */
   char note[320];  /**< why a run is incomplete; for a complete one, the
                         rows it skipped (--max-errored-rows), or empty */
   int64_t faults_applied;       /**< faults (scheduled or random) that changed the run */

@@ -16,6 +16,7 @@
 #include "workloads/kernels/gemm_cuda.h"
 #include "workloads/kernels/internal.h"
 #include "workloads/sink.h"
+#include "workloads/sort_check.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -797,6 +798,145 @@ static void test_gemm_emulated(void **state)
   sl_rows_free(&y);
 }
 
+/* ---- sort ------------------------------------------------------------------------- */
+
+static sl_kernel *sort_kernel(const char *name, double out_row_bytes)
+{
+  sl_kernel_args a = {.seed = 11, .out_row_bytes = out_row_bytes};
+  return sl_kernel_new(name, &a);
+}
+
+/* gensort: 100-byte records that depend on (seed, id) only; row_bytes must
+ * say 100 B if it says anything. */
+static void test_gensort_records(void **state)
+{
+  (void)state;
+  sl_kernel *g = sort_kernel("gensort", 100);
+  assert_non_null(g);
+  assert_null(sort_kernel("gensort", 64));
+  char err[200];
+  sl_kernel_args bad = {.out_row_bytes = 64};
+  assert_int_equal(sl_kernel_check_args("gensort", &bad, err, sizeof err), SL_EINVAL);
+  assert_non_null(strstr(err, "records of 100 bytes"));
+  sl_rows a, b;
+  sl_rows_init(&a);
+  sl_rows_init(&b);
+  assert_int_equal(sl_kernel_generate(g, 0, 0, 50, &a), 0);
+  assert_int_equal(sl_kernel_generate(g, 3, 20, 10, &b), 0); /* any chunk, the same records */
+  assert_int_equal(sl_rows_count(&a), 50);
+  for (size_t i = 0; i < 10; i++) {
+    assert_int_equal(sl_rows_len(&b, i), 100);
+    assert_memory_equal(sl_rows_payload(&a, 20 + i), sl_rows_payload(&b, i), 100);
+  }
+  uint8_t rec[SL_SORT_RECORD_BYTES];
+  sl_sort_record(11, 7, rec);
+  assert_memory_equal(rec, sl_rows_payload(&a, 7), 100);
+  assert_true(rec[98] == '\r' && rec[99] == '\n');
+  assert_memory_equal(rec + 10, "  00000000000000000000000000000007", 34); /* the record's number */
+  sl_sort_record(12, 7, rec); /* another seed, another key */
+  assert_memory_not_equal(rec, sl_rows_payload(&a, 7), 10);
+  sl_rows_free(&a);
+  sl_rows_free(&b);
+  sl_kernel_free(g);
+}
+
+/* sort_records puts a task's records in key order and keeps them whole;
+ * range partitioning cuts the key space into equal, ordered shares. */
+static void test_sort_records(void **state)
+{
+  (void)state;
+  sl_kernel *g = sort_kernel("gensort", 0), *s = sort_kernel("sort_records", 0);
+  assert_non_null(g);
+  assert_non_null(s);
+  assert_true(sl_kernel_whole_task(s));
+  assert_false(sl_kernel_whole_task(g));
+  sl_rows in, out;
+  sl_rows_init(&in);
+  sl_rows_init(&out);
+  assert_int_equal(sl_kernel_generate(g, 0, 0, 2000, &in), 0);
+  assert_int_equal(sl_kernel_apply(s, &in, 0, 2000, &out), 0);
+  assert_int_equal(sl_rows_count(&out), 2000);
+  uint64_t sum_in = 0, sum_out = 0;
+  for (size_t i = 0; i < 2000; i++) {
+    sum_in += sl_sink_row_hash(sl_rows_id(&in, i), sl_rows_payload(&in, i), 100);
+    sum_out += sl_sink_row_hash(sl_rows_id(&out, i), sl_rows_payload(&out, i), 100);
+    if (i > 0)
+      assert_true(sl_sort_compare_keys(sl_rows_payload(&out, i - 1), 100, sl_rows_payload(&out, i), 100) <= 0);
+  }
+  assert_true(sum_in == sum_out); /* the same records, each whole */
+  /* shares: monotonic in the key, all of [0, shares) used, id ignored */
+  int64_t last = 0, used[8] = {0};
+  for (size_t i = 0; i < 2000; i++) {
+    int64_t sh = sl_kernel_share_of(s, sl_rows_id(&out, i), sl_rows_payload(&out, i), 100, 8);
+    assert_true(sh >= last && sh < 8);
+    last = sh;
+    used[sh]++;
+  }
+  for (int r = 0; r < 8; r++)
+    assert_true(used[r] > 150 && used[r] < 350); /* uniform keys: about 250 each */
+  assert_int_equal(sl_kernel_share_of(g, 13, sl_rows_payload(&in, 0), 100, 5), 3); /* by id: 13 % 5 */
+  assert_int_equal(sl_kernel_share_of(s, 13, sl_rows_payload(&in, 0), 100, 1), 0);
+  const uint8_t lo[10] = {0}, hi[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+  assert_int_equal(sl_sort_share(lo, 10, 4), 0);
+  assert_int_equal(sl_sort_share(hi, 10, 4), 3);
+  assert_true(sl_sort_compare_keys(lo, 3, lo, 10) < 0); /* a short key first */
+  sl_rows_free(&in);
+  sl_rows_free(&out);
+  sl_kernel_free(g);
+  sl_kernel_free(s);
+}
+
+/* valsort's checks: a good sort passes; a partition out of order, two that
+ * overlap, a lost or changed record each fail, saying what. */
+static void test_sort_check(void **state)
+{
+  (void)state;
+  enum { N = 3000, SHARES = 3 };
+  sl_kernel *g = sort_kernel("gensort", 0), *s = sort_kernel("sort_records", 0);
+  sl_rows in, share, out;
+  sl_rows_init(&in);
+  sl_rows_init(&share);
+  sl_rows_init(&out);
+  assert_int_equal(sl_kernel_generate(g, 0, 0, N, &in), 0);
+  sl_sort_check *c = sl_sort_check_new();
+  sl_sink *sink = sl_sink_new();
+  for (int r = SHARES - 1; r >= 0; r--) { /* delivered in any order */
+    sl_rows_reset(&share);
+    sl_rows_reset(&out);
+    for (size_t i = 0; i < N; i++)
+      if (sl_kernel_share_of(s, sl_rows_id(&in, i), sl_rows_payload(&in, i), 100, SHARES) == r)
+        assert_int_equal(sl_rows_append_range(&share, &in, i, 1), 0);
+    assert_int_equal(sl_kernel_apply(s, &share, 0, sl_rows_count(&share), &out), 0);
+    assert_int_equal(sl_sort_check_partition(c, &out), 0);
+    assert_int_equal(sl_sink_deliver(sink, &out), 0);
+  }
+  assert_int_equal(sl_sort_check_partitions(c), SHARES);
+  assert_int_equal(sl_sort_check_finish(c, 11, 1, N, sl_sink_rows(sink), sl_sink_checksum(sink)), 0);
+  /* a record lost, or the wrong seed's records */
+  assert_int_equal(sl_sort_check_finish(c, 11, 1, N + 1, sl_sink_rows(sink), sl_sink_checksum(sink)), SL_ESTATE);
+  assert_non_null(strstr(sl_sort_check_error(c), "not the input's records"));
+  assert_int_equal(sl_sort_check_finish(c, 12, 1, N, sl_sink_rows(sink), sl_sink_checksum(sink)), SL_ESTATE);
+  /* a partition out of order */
+  assert_int_equal(sl_sort_check_partition(c, &in), SL_ESTATE);
+  assert_non_null(strstr(sl_sort_check_error(c), "not sorted"));
+  /* overlapping partitions: the unsplit input sorted, beside the shares */
+  sl_rows_reset(&out);
+  assert_int_equal(sl_kernel_apply(s, &in, 0, N, &out), 0);
+  assert_int_equal(sl_sort_check_partition(c, &out), 0);
+  assert_int_equal(sl_sort_check_finish(c, 11, 1, N, sl_sink_rows(sink), sl_sink_checksum(sink)), SL_ESTATE);
+  assert_non_null(strstr(sl_sort_check_error(c), "overlap"));
+  /* after a rollback the ranges are not compared; the records still are */
+  sl_sort_check_rolled_back(c);
+  assert_int_equal(sl_sort_check_finish(c, 11, 1, N, sl_sink_rows(sink), sl_sink_checksum(sink)), 0);
+  sl_sort_check_free(c);
+  sl_sink_free(sink);
+  sl_rows_free(&in);
+  sl_rows_free(&share);
+  sl_rows_free(&out);
+  sl_kernel_free(g);
+  sl_kernel_free(s);
+}
+
 /* ---- sink ------------------------------------------------------------------------- */
 
 static void test_sink_exactly_once(void **state)
@@ -988,6 +1128,9 @@ int main(void)
     cmocka_unit_test(test_gemm_classifier),
     cmocka_unit_test(test_gemm_single_layer_affine),
     cmocka_unit_test(test_gemm_emulated),
+    cmocka_unit_test(test_gensort_records),
+    cmocka_unit_test(test_sort_records),
+    cmocka_unit_test(test_sort_check),
     cmocka_unit_test(test_sink_exactly_once),
     cmocka_unit_test(test_sink_order_independent),
     cmocka_unit_test(test_sink_rollback),

@@ -20,6 +20,10 @@ static const sl_kernel_info kernels[] = {
    {"passes", NULL}},
   {"normalize", "uint8 RGB pixels to float32 tensors standardized by ImageNet's statistics (4 bytes out per byte in)",
    false, {NULL}},
+  {"gensort", "100-byte records of the sort benchmark: a 10-byte random key, the record's number, filler", true,
+   {NULL}},
+  {"sort_records", "sorts a task's records by their 10-byte key; as an all_to_all, range-partitions them by key",
+   false, {NULL}},
 };
 
 const sl_kernel_info *sl_kernel_info_find(const char *name)

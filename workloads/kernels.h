@@ -272,6 +272,32 @@ bool sl_kernel_modelled(const sl_kernel *k);
 /** @brief Whether sl_kernel_hold() burns CPU (spin) rather than sleeps. */
 bool sl_kernel_burns_cpu(const sl_kernel *k);
 
+/** @brief Whether @p k must see every row of a task in one apply (a sort):
+ *         an engine gathers the task's rows first, then applies once. */
+bool sl_kernel_whole_task(const sl_kernel *k);
+
+/**
+ * @brief The share, of @p shares, that a row goes to when @p k's operator
+ *        is an all-to-all: by content for a kernel that partitions (a sort's
+ *        key ranges), else id % shares. 0 when shares <= 1. @p k may be NULL.
+ */
+int64_t sl_kernel_share_of(const sl_kernel *k, int64_t id, const uint8_t *payload, size_t len, int64_t shares);
+
+/* ---- the sort benchmark's records (workloads/kernels/sort.c) ---- */
+
+#define SL_SORT_KEY_BYTES 10
+#define SL_SORT_RECORD_BYTES 100
+
+/** @brief Record @p id of gensort for @p seed, as the kernel writes it. */
+void sl_sort_record(uint64_t seed, int64_t id, uint8_t record[SL_SORT_RECORD_BYTES]);
+
+/** @brief The share of @p shares whose key range holds a record's key. */
+int64_t sl_sort_share(const uint8_t *payload, size_t len, int64_t shares);
+
+/** @brief Orders two records by key (the first 10 bytes; a shorter row
+ *         sorts before the longer rows it begins), like memcmp. */
+int sl_sort_compare_keys(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
 /**
  * @brief Holds the slot until @p seconds on CLOCK_MONOTONIC (an absolute
  *        time): spin burns CPU, every other kernel sleeps. 0, or SL_EINTR

@@ -72,6 +72,7 @@ _Static_assert(sizeof(sl_op_kind) == sizeof(int), "a CHOICE key stores an int");
 /* In the order of sl_op_kind: the index is the kind. */
 static const char *const sl__kind_names[] = {"source", "map", "map_batches", "all_to_all", "sink", NULL};
 static const char *const sl__bool_names[] = {"false", "true", NULL};
+static const char *const sl__check_names[] = {"none", "sorted", NULL};
 
 static const sl_ini_key sl__workload_keys[] = {
   {.name = "name", .type = SL_INI_NAME, .offset = SL__WL(name), .size = SL_NAME_MAX,
@@ -139,6 +140,11 @@ static const sl_ini_key sl__op_keys[] = {
    .size = SL_NAME_MAX, .dflt_doc = "none",
    .doc = "operators next to each other with the same group name may run in any order; "
           "`--auto-order` picks the order with the best bound (`sluice plan --auto-order` shows why)"},
+  {.name = "check", .type = SL_INI_CHOICE, .choices = sl__check_names, .kinds = SL__K(SL_OP_SINK),
+   .offset = SL__OP(check), .dflt = "none",
+   .doc = "what a real run proves of its output: `sorted` checks like valsort that every partition is sorted "
+          "by its 10-byte key, that partitions do not overlap, and that the records are the source's "
+          "(gensort's), each once"},
   {.name = "keep_position", .type = SL_INI_CHOICE, .choices = sl__bool_names, .kinds = SL__MAPS,
    .offset = SL__OP(keep_position), .dflt = "false",
    .doc = "true: the operator keeps its place in its reorder group while the others move around it"},
@@ -436,6 +442,13 @@ static int sl__wl_check_pipeline(const sl__wl_parser *p, const char *path, char 
       sl__msg(err, errlen, "%s:%d: sink '%s' must be the last operator", path, op->line, op->name);
       return SL_EPARSE;
     }
+  }
+  const sl_op_spec *last = &w->ops[w->nops - 1];
+  if (last->kind == SL_OP_SINK && last->check == SL_CHECK_SORTED && strcmp(w->ops[0].kernel, "gensort") != 0) {
+    sl__msg(err, errlen, "%s:%d: sink '%s' checks a sort (check = sorted), which needs records made by a "
+            "gensort source; '%s' uses kernel '%s'", path, last->line, last->name, w->ops[0].name,
+            w->ops[0].kernel[0] ? w->ops[0].kernel : "(none)");
+    return SL_EPARSE;
   }
   int bad = sl_reorder_check(w, err, errlen);
   if (bad >= 0) {

@@ -76,6 +76,7 @@ enum {
   SL__PURPOSE_WEIGHTS = 2,
   SL__PURPOSE_EMULATED = 3,
   SL__PURPOSE_AUGMENT = 4,
+  SL__PURPOSE_SORT = 5,
 };
 
 static inline uint64_t sl__purpose_seed(uint64_t seed, uint64_t purpose)
@@ -103,6 +104,11 @@ typedef struct {
   bool modelled;
   /** Holds the slot until @p deadline; NULL: sleeps. */
   int (*hold)(sl_kernel *k, const struct timespec *deadline);
+  /** All-to-all kernels that partition by content: the share of @p shares a
+   *  row goes to. NULL: by row id, id % shares. */
+  int64_t (*share)(const sl_kernel *k, const uint8_t *payload, size_t len, int64_t shares);
+  /** The kernel needs every row of a task in one apply (a sort). */
+  bool whole_task;
 } sl__kernel_ops;
 
 struct sl_kernel {
@@ -158,6 +164,7 @@ extern const sl__kernel_ops sl__jpeg_generate_ops, sl__jpeg_decode_ops,
 extern const sl__kernel_ops sl__gemm_classifier_ops;    /* gemm.c */
 extern const sl__kernel_ops sl__center_crop_ops, sl__augment_ops,
   sl__normalize_ops;                                    /* augment.c */
+extern const sl__kernel_ops sl__gensort_ops, sl__sort_records_ops; /* sort.c */
 
 /**
  * @brief Y = act(X W + b) on the CPU, for the tests and the GEMM kernel:

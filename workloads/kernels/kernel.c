@@ -26,6 +26,8 @@ static const struct {
   {"center_crop", &sl__center_crop_ops},
   {"augment", &sl__augment_ops},
   {"normalize", &sl__normalize_ops},
+  {"gensort", &sl__gensort_ops},
+  {"sort_records", &sl__sort_records_ops},
 };
 
 static const sl__kernel_ops *ops_of(const char *name)
@@ -145,6 +147,11 @@ static int resolve(sl_kernel *k, const char *name, const sl_kernel_args *a, char
     say(err, errlen, "out_row_bytes = %g: must be in [0, 4 GiB)", a->out_row_bytes);
     return SL_EINVAL;
   }
+  if (strcmp(name, "gensort") == 0 && a->out_row_bytes != 0 && a->out_row_bytes != SL_SORT_RECORD_BYTES) {
+    say(err, errlen, "gensort writes records of %d bytes: row_bytes = %gB says otherwise", SL_SORT_RECORD_BYTES,
+        a->out_row_bytes);
+    return SL_EINVAL;
+  }
   if (!(a->time_per_row >= 0 && a->time_per_task >= 0 && isfinite(a->time_per_row) &&
         isfinite(a->time_per_task))) {
     say(err, errlen, "modelled times must be finite and >= 0 (per row %g, per task %g)",
@@ -217,6 +224,17 @@ bool sl_kernel_emulated(const sl_kernel *k) { return k->emulated; }
 bool sl_kernel_modelled(const sl_kernel *k) { return k->ops->modelled || k->emulated; }
 
 bool sl_kernel_burns_cpu(const sl_kernel *k) { return k->ops->hold != NULL; }
+
+bool sl_kernel_whole_task(const sl_kernel *k) { return k->ops->whole_task; }
+
+int64_t sl_kernel_share_of(const sl_kernel *k, int64_t id, const uint8_t *payload, size_t len, int64_t shares)
+{
+  if (shares <= 1)
+    return 0;
+  if (k && k->ops->share)
+    return k->ops->share(k, payload, len, shares);
+  return (int64_t)((uint64_t)id % (uint64_t)shares);
+}
 
 int sl_kernel_hold(sl_kernel *k, double seconds)
 {

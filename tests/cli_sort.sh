@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The sort benchmark as a user runs it: `sluice run sort` sorts gensort's
+# records through a range-partitioned all-to-all, spills past its store,
+# and the sink checks the output like valsort, under every model and with
+# a task killed; a sort that does not sort fails the check and the run; a
+# check the source cannot back is refused with the file and line.
+set -u
+sluice=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$2
+cd "$src" || exit 1
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+col() { # summary.csv, column: its value (by name; quoted fields kept whole)
+  python3 -c 'import csv,sys; print(list(csv.DictReader(open(sys.argv[1])))[0][sys.argv[2]])' "$1" "$2"
+}
+
+out=$("$sluice" run sort --cluster sort-local --out "$tmp/full" 2>&1)
+check "sort runs and its output passes the check" bash -c "grep -q '^  output check passed' <<<\"\$1\"" _ "$out"
+check "summary: passed, 1,200,000 records, spilled to disk" \
+  test "$(col "$tmp/full/summary.csv" output_check),$(col "$tmp/full/summary.csv" rows),$(col "$tmp/full/summary.csv" spill_time)" \
+  = "passed,1200000,real"
+
+# a smaller sort for the other models and the failures
+sed 's/^rows_per_task = 50000/rows_per_task = 4000/' workloads/sort.ini >"$tmp/small.ini"
+for m in streaming-plus batch stream static; do
+  "$sluice" run "$tmp/small.ini" --cluster sort-local --model "$m" --out "$tmp/$m" --quiet >/dev/null 2>&1
+  check "$m: the output passes the check" test "$(col "$tmp/$m/summary.csv" output_check)" = passed
+done
+"$sluice" run "$tmp/small.ini" --cluster sort-local --fail kill:sort@0.01s --out "$tmp/kill" --quiet >/dev/null 2>&1
+check "a reducer killed: retried, and the output still passes" \
+  test "$(col "$tmp/kill/summary.csv" output_check),$(col "$tmp/kill/summary.csv" complete),$(col "$tmp/kill/summary.csv" faults_applied)" \
+  = passed,1,1
+check "the killed reducer ran again" test "$(col "$tmp/kill/summary.csv" retried_tasks)" -ge 1
+
+# an all-to-all that does not sort: the check fails, and so does the run
+sed 's/^kernel = sort_records/kernel = noop/' "$tmp/small.ini" >"$tmp/nosort.ini"
+out=$("$sluice" run "$tmp/nosort.ini" --cluster sort-local --out "$tmp/nosort" --quiet 2>&1)
+rc=$?
+check "a sort that does not sort exits 1 ($rc)" test "$rc" = 1
+check "and says why" bash -c "grep -q 'sort check: a partition is not sorted' <<<\"\$1\"" _ "$out"
+check "summary: failed, incomplete" \
+  test "$(col "$tmp/nosort/summary.csv" output_check),$(col "$tmp/nosort/summary.csv" complete)" = failed,0
+
+# a check the source cannot back: refused before anything runs
+sed 's/^kernel = gensort/kernel = generate/' "$tmp/small.ini" >"$tmp/nogensort.ini"
+out=$("$sluice" run "$tmp/nogensort.ini" --cluster sort-local --out "$tmp/nogen" 2>&1)
+rc=$?
+check "check = sorted without gensort exits 2 ($rc)" test "$rc" = 2
+check "naming the file and the sink's line" bash -c "grep -q 'nogensort.ini:[0-9]*: sink .sink. checks a sort' <<<\"\$1\"" _ "$out"
+check "and writes nothing" test ! -e "$tmp/nogen"
+
+# a simulation has no payloads: it runs the plan, and checks nothing
+"$sluice" sim sort --cluster sort-local --out "$tmp/sim" --quiet >/dev/null 2>&1
+check "sim sort completes with no output check" \
+  test "$(col "$tmp/sim/summary.csv" complete),$(col "$tmp/sim/summary.csv" output_check)" = 1,none
+exit $((fails > 0))
