@@ -697,6 +697,38 @@ static int add_task_cuts(bound_model *m, const sl_plan *p, const sl_cluster *c, 
   return 0;
 }
 
+/*
+ * What must touch disk: at an all-to-all's barrier every byte of its input
+ * exists at once, so what the stores of all nodes cannot hold is on disk,
+ * written before the barrier and read back after it. Spread over every
+ * node's disks at once, that takes at least bytes / write + bytes / read.
+ * A node with no disk spills for free in the model, so then nothing is
+ * owed (0).
+ */
+static double disk_time(const sl_plan *p, const sl_cluster *c)
+{
+  double count[SL_MAX_GROUPS], store = 0, write = 0, read = 0;
+  count_nodes(c, count);
+  for (int g = 0; g < c->ngroups; g++) {
+    if (count[g] <= 0)
+      continue;
+    if (!sl_group_has_disk(&c->groups[g]))
+      return 0;
+    store += count[g] * c->groups[g].store_bytes;
+    write += count[g] * c->groups[g].disks * c->groups[g].disk_write_bps;
+    read += count[g] * c->groups[g].disks * c->groups[g].disk_read_bps;
+  }
+  double t = 0;
+  for (int i = 1; i < p->nops; i++) {
+    if (p->ops[i].kind != SL_OP_ALL_TO_ALL)
+      continue;
+    double over = sl_plan_rows_in(p, i) * p->ops[i].in_row_bytes - store;
+    if (over > 0 && write > 0 && read > 0)
+      t = fmax(t, over / write + over / read);
+  }
+  return t;
+}
+
 static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsigned mask, sl_bound *out)
 {
   if (!p || !c || !out || p->nops < 1 || p->nops > SL_MAX_OPS || c->ngroups < 1 ||
@@ -719,7 +751,8 @@ static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsig
     rc = add_task_cuts(m, p, c, mask, out);
   if (rc == 0) {
     out->source_waves_s = source_waves(m, p);
-    out->jct_s = fmax(out->jct_s, out->source_waves_s);
+    out->disk_s = disk_time(p, c);
+    out->jct_s = fmax(fmax(out->jct_s, out->source_waves_s), out->disk_s);
   }
   free(m);
   return rc;
@@ -761,7 +794,7 @@ int sl_bound_write_csv(const sl_bound *b, const sl_plan *p, const sl_cluster *c,
   if (!b || !f)
     return SL_EINVAL;
   fputs("workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,critical_path_s,bottleneck,task_cut_s,"
-        "source_waves_s\n",
+        "source_waves_s,disk_s\n",
         f);
   csv_field(f, p && p->workload ? p->workload->name : "");
   fputc(',', f);
@@ -769,7 +802,7 @@ int sl_bound_write_csv(const sl_bound *b, const sl_plan *p, const sl_cluster *c,
   fprintf(f, ",%.6g,%.3f,%.3f,%.3f,", b->throughput_rows_s, b->jct_s, b->area_s,
           b->critical_path_s);
   csv_field(f, b->bottleneck);
-  fprintf(f, ",%.3f,%.3f\n", b->task_cut_s, b->source_waves_s);
+  fprintf(f, ",%.3f,%.3f,%.3f\n", b->task_cut_s, b->source_waves_s, b->disk_s);
   return ferror(f) ? SL_EIO : 0;
 }
 
@@ -792,6 +825,9 @@ void sl_bound_print(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FI
   if (b->source_waves_s > fmax(fmax(b->area_s, b->critical_path_s), b->task_cut_s) * (1 + 1e-9))
     fprintf(f, "  source waves   %.3f s (its splits whole on every slot that may run them, then its last output)\n",
             b->source_waves_s);
+  if (b->disk_s > 0)
+    fprintf(f, "  disk           %.3f s (a shuffle's input the stores cannot hold, written and read back)\n",
+            b->disk_s);
   fprintf(f, "  JCT bound      %.3f s\n", b->jct_s);
   fprintf(f, "  bottleneck     %s, operator %d '%s'\n", b->bottleneck, b->bottleneck_op, op);
 }

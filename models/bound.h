@@ -20,7 +20,7 @@
 
 typedef struct {
   double throughput_rows_s; /**< source rows per second at the bound */
-  double jct_s;             /**< max(area_s, critical_path_s, task_cut_s, source_waves_s) */
+  double jct_s;             /**< max(area_s, critical_path_s, task_cut_s, source_waves_s, disk_s) */
   double area_s;            /**< source rows / throughput */
   double critical_path_s;   /**< one typical task per operator, fastest node */
   double task_cut_s;        /**< the least JCT the cut of an operator with a fixed time per task
@@ -30,6 +30,9 @@ typedef struct {
   double source_waves_s;    /**< the source's splits packed whole on every slot that may run them,
                                  then its last output through the operators after it (0: its tasks
                                  vary in time, so no such bound holds) */
+  double disk_s;            /**< an all-to-all's input that the stores cannot hold at its barrier,
+                                 written to and read back from every node's disks at once (0: it
+                                 fits, or some node has no disk, where spilling costs nothing) */
   int bottleneck_op;        /**< physical operator with the most work in the bottleneck */
   char bottleneck[64];      /**< "CPU", "GPU", "storage" or "concurrency" */
 } sl_bound;
@@ -62,7 +65,7 @@ int sl_bound_compute_rate(const sl_plan *p, const sl_cluster *c, sl_bound *out);
 /**
  * @brief Writes a header line and one row:
  *        workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,critical_path_s,bottleneck,task_cut_s,
- *        source_waves_s
+ *        source_waves_s,disk_s
  * @return 0 or SL_EIO.
  */
 int sl_bound_write_csv(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FILE *f);

@@ -466,6 +466,41 @@ static void test_source_waves(void **state)
   assert_near(b.source_waves_s, 0, 0);
 }
 
+/* A shuffle of 10 GB on 2 nodes with 2 GB stores: 6 GB must be on disk at
+ * the barrier, written at 2 x 200 MB/s and read at 2 x 500 MB/s: 15 + 6 s.
+ * A node without a disk spills for free, and a shuffle that fits owes 0. */
+static void test_disk_time(void **state)
+{
+  (void)state;
+  sl_workload w;
+  init_workload(&w, "sort");
+  sl_op_spec *src = add_source(&w, 100, 1000000, 1);
+  src->out_row_bytes = 100;
+  src->time_per_row = 1e-6;
+  sl_op_spec *sort = add_op(&w, "sort", SL_OP_ALL_TO_ALL, 1, 0);
+  sort->tasks = 8;
+  sort->time_per_row = 1e-6;
+  sl_cluster c;
+  init_cluster(&c, "disks");
+  add_group(&c, 2, 8, 0, 1, 1);
+  c.groups[0].store_bytes = 2e9;
+  c.groups[0].disks = 2;
+  c.groups[0].disk_write_bps = 100e6;
+  c.groups[0].disk_read_bps = 250e6;
+  sl_plan p;
+  sl_bound b;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.disk_s, 6e9 / 400e6 + 6e9 / 1000e6, 1e-9);
+  assert_near(b.jct_s, b.disk_s, 1e-9);
+  c.groups[0].disks = 0; /* no disk: spilling is free in the model */
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.disk_s, 0, 0);
+  c.groups[0].disks = 2;
+  c.groups[0].store_bytes = 5e9; /* the stores hold it all */
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.disk_s, 0, 0);
+}
+
 static void test_task_cut(void **state)
 {
   (void)state;
@@ -595,8 +630,8 @@ static void test_csv_and_print(void **state)
   buf[n] = '\0';
   fclose(f);
   assert_string_equal(buf, "workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,"
-                           "critical_path_s,bottleneck,task_cut_s,source_waves_s\n"
-                           "fig9,m6i.2xlarge,5.33333,150.000,150.000,6.000,CPU,0.000,101.000\n");
+                           "critical_path_s,bottleneck,task_cut_s,source_waves_s,disk_s\n"
+                           "fig9,m6i.2xlarge,5.33333,150.000,150.000,6.000,CPU,0.000,101.000,0.000\n");
 
   f = tmpfile();
   assert_non_null(f);
@@ -623,6 +658,7 @@ int main(void)
     cmocka_unit_test(test_concurrency_cap),
     cmocka_unit_test(test_task_cut),
     cmocka_unit_test(test_source_waves),
+    cmocka_unit_test(test_disk_time),
     cmocka_unit_test(test_critical_path_dominates),
     cmocka_unit_test(test_critical_path_is_a_lower_bound),
     cmocka_unit_test(test_accelerator_pins),
