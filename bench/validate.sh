@@ -61,5 +61,10 @@ for w in expand oddrows shuffle; do
     one "$w-$m" "bench/validate/$w.ini" bench/validate/expand.cluster.ini "$m"
   done
 done
+# The sort benchmark's real kernels: a range-partitioned shuffle that spills
+# past its store (workloads/sort.ini on sort-local).
+for m in streaming batch; do
+  scale=1 one "sort-$m" sort sort-local "$m"
+done
 column -t -s, "$csv"
 awk -F, 'NR>1{e=$5<0?-$5:$5; if(e>m)m=e; s+=e; n++} END{printf "cases %d, mean |error| %.1f%%, max |error| %.1f%%\n", n, s/n, m}' "$csv"
