@@ -520,13 +520,20 @@ static int pace_to(task_run *tr, double frac)
 /* Emits the rows of @p out as the work order cuts them: whole partitions
  * of rows_per_part rows, each at its time; with @p last, the rest too.
  * Rows of a partition not yet whole stay in @p out. */
+/* How far into its charge a task is held before its next partition goes
+ * out: evenly over the attempt, or all of it first (outputs_at_end). */
+static double emit_point(const sl_decision *d, const task_run *tr)
+{
+  return d->outputs_at_end ? 1.0 : (double)(tr->parts_out + 1) / (double)tr->nparts;
+}
+
 static int emit_parts(worker *w, const sl_decision *d, task_run *tr, sl_rows *out, bool last)
 {
   size_t n = sl_rows_count(out), at = 0;
   size_t per = d->rows_per_part == INT64_MAX ? SIZE_MAX : (size_t)d->rows_per_part;
   int rc = 0;
   if (n == per || (last && n > 0 && n <= per)) { /* the common case: all of it, no copy */
-    if ((rc = pace_to(tr, (double)(tr->parts_out + 1) / (double)tr->nparts)) == 0)
+    if ((rc = pace_to(tr, emit_point(d, tr))) == 0)
       rc = flush(w, tr, out);
     return rc;
   }
@@ -539,7 +546,7 @@ static int emit_parts(worker *w, const sl_decision *d, task_run *tr, sl_rows *ou
     if ((rc = sl_rows_append_range(&part, out, at, take)) < 0)
       break;
     at += take;
-    if ((rc = pace_to(tr, (double)(tr->parts_out + 1) / (double)tr->nparts)) == 0)
+    if ((rc = pace_to(tr, emit_point(d, tr))) == 0)
       rc = flush(w, tr, &part);
   }
   if (rc == 0 && at > 0) { /* keep the unfinished partition's rows */

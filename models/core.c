@@ -119,7 +119,8 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 static uint64_t hash_decision(const sl_core *c, uint64_t h, const sl_decision *d)
 {
   int64_t ints[] = {d->kind, d->task, d->origin, d->op, d->node, d->slot, d->attempt, d->ninputs, d->split,
-                    d->rows, d->rows_per_part, d->out_rows, d->out_parts, d->share, d->shares, d->part, d->code, d->doomed, d->fresh};
+                    d->rows, d->rows_per_part, d->out_rows, d->out_parts, d->share, d->shares, d->part, d->code, d->doomed, d->fresh,
+                    d->outputs_at_end};
   double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed, d->stalled_s, d->setup_s};
   h = fnv(h, ints, sizeof ints);
   h = fnv(h, reals, sizeof reals);
@@ -601,6 +602,7 @@ static void work_order(sl_core *c, sl_decision *d, sl__task *o, int node)
                  : d->rows_per_part == INT64_MAX ? 1
                                                  : (d->out_rows + d->rows_per_part - 1) / d->rows_per_part;
   d->spread = sl__draw_spread(op->time_spread, c->seed, DRAW_SPREAD, data_key(c, o));
+  d->outputs_at_end = op->outputs_at_end;
   d->fresh = first_on_slot(c, d);
   d->setup_s = d->fresh ? op->time_setup : 0;
   d->work_s = sl_plan_task_time(op, (double)d->rows) * d->spread + d->setup_s;

@@ -141,7 +141,8 @@ typedef struct {
  *        included) at the speed of the node's resource the operator uses
  *        (@c charge_s is that time), cuts its output into partitions of
  *        @c rows_per_part rows (the last may hold fewer), emitting them
- *        evenly over the attempt, and an all-to-all task reads @c share of
+ *        evenly over the attempt (all at its end with @c outputs_at_end),
+ *        and an all-to-all task reads @c share of
  *        every input (rows whose id modulo @c shares is @c share).
  */
 typedef struct {
@@ -164,6 +165,7 @@ typedef struct {
   int64_t out_rows;     /**< LAUNCH: output rows the attempt makes, as the cost model has it */
   int64_t out_parts;    /**< LAUNCH: partitions they make (out_rows cut at rows_per_part) */
   double work_s;        /**< LAUNCH: modelled seconds at speed 1, spread and setup_s included */
+  bool outputs_at_end;  /**< LAUNCH: its partitions are emitted when its work is done, not over it */
   bool fresh;           /**< LAUNCH: the slot's first task of this operator since its node joined:
                              it sets the operator up (a real engine starts a new kernel instance) */
   double setup_s;       /**< LAUNCH: the operator's time_setup when fresh, else 0 (no spread) */

@@ -140,6 +140,7 @@ static void pop_start(sl_pop *o, const sl_op_spec *s, int index, double in_bytes
   o->time_per_batch = s->time_per_batch;
   o->time_setup = s->time_setup;
   o->time_spread = s->time_spread;
+  o->outputs_at_end = s->outputs_at_end != 0;
   o->batch_size = s->batch_size;
   o->concurrency = s->concurrency;
   o->accel = s->accel;
@@ -172,6 +173,7 @@ static void pop_fuse(sl_pop *o, const sl_op_spec *s)
   o->nfused++;
   o->time_per_task += s->time_per_task;
   o->time_setup += s->time_setup;
+  o->outputs_at_end = o->outputs_at_end || s->outputs_at_end;
   o->time_per_row += reach * (s->time_per_row + s->time_per_byte * in_bytes);
   /* Spreads of fused members do not add; the widest is a fair summary. */
   if (s->time_spread > o->time_spread)

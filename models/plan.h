@@ -30,6 +30,7 @@ typedef struct {
   double time_setup;          /**< seconds a slot spends setting the operator up before its
                                    first task of it (the members' sum): an actor's start */
   double time_spread;         /**< coefficient of variation of task time */
+  bool outputs_at_end;        /**< a task's outputs appear when it ends (any member's do) */
   int batch_size;             /**< rows per task (map_batches), 0 = any */
   int concurrency;            /**< cap on tasks in flight, 0 = none */
   sl_accel_set accel;         /**< node groups its tasks may run on; empty: any */

@@ -77,6 +77,7 @@ typedef struct {
   char reorder_group[SL_NAME_MAX]; /**< operators of one group may run in any order; "" = none */
   int keep_position;        /**< 1: stays where the spec puts it within its reorder group */
   int check;                /**< sink: what a real run proves of its output (SL_CHECK_*) */
+  int outputs_at_end;       /**< 1: a task's outputs appear when it ends (a sort), 0: as it makes them */
   int batch_size;           /**< rows per task for map_batches (0 = any) */
   int concurrency;          /**< max tasks in flight, 0 = unlimited */
   sl_accel_set accel;       /**< node groups it may run on; empty: any */

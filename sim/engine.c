@@ -74,6 +74,7 @@ typedef struct {
   double speed; /* of the node's resource the attempt runs on */
   double spread; /* the order's spread factor, in its charged time */
   bool fresh;    /* the order sets its operator up on this slot */
+  bool first_chunk_only; /* outputs at the end: all the work before the first emission */
   double waited; /* held by backpressure so far */
   double transfer; /* receiving its inputs: storage reads and remote partitions */
   sl_input *inputs;   /* the order's inputs, copied: where to pull them from */
@@ -264,7 +265,9 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->emitted_rows = 0;
   w->bytes_out = 0;
   w->parts_out = 0;
-  w->chunk_flops = seconds * SL_SIM_FLOPS / (w->nflush ? w->nflush : 1);
+  /* outputs at the end: all the work first, then every partition at once */
+  w->chunk_flops = seconds * SL_SIM_FLOPS / (w->nflush && !d->outputs_at_end ? w->nflush : 1);
+  w->first_chunk_only = d->outputs_at_end;
   if (sl_sim_sink_inputs(s->sink, d, &w->in) < 0)
     s->res->code = SL_ENOMEM;
   s->res->attempts++;
@@ -532,7 +535,8 @@ static void run_attempt(slot_t *w)
   if (w->nflush == 0)
     execute(w, w->chunk_flops);
   while (w->next < w->nflush) {
-    execute(w, w->chunk_flops);
+    if (!w->first_chunk_only || w->next == 0)
+      execute(w, w->chunk_flops);
     if (!still_mine(w, task) || !emit_next(w, task))
       return;
   }

@@ -29,6 +29,7 @@ typedef struct {
 
 typedef struct {
   bool live, waiting;
+  bool at_end; /* the order's outputs_at_end */
   int op, node, slot;
   double rows_out, row_bytes, duration, start;
   int64_t emitted_rows;
@@ -132,7 +133,8 @@ static void h_schedule_emit(harness *h, uint32_t id, h_task *t)
     h_push(h, h->now, H_FINISH, id, 0);
     return;
   }
-  double gap = t->duration / t->nflush; /* rows come out evenly over the task */
+  /* rows come out evenly over the task, or all at its end */
+  double gap = t->at_end ? (t->next == 0 ? t->duration : 0) : t->duration / t->nflush;
   h_push(h, (t->next == 0 ? t->start : h->now) + gap, H_EMIT, id, 0);
 }
 
@@ -166,6 +168,7 @@ static void h_launch(harness *h, const sl_decision *d)
   t->row_bytes = h->plan->ops[d->op].out_row_bytes;
   t->rows_per_flush = d->rows_per_part; /* the last partition takes what is left */
   t->nflush = (uint32_t)d->out_parts;
+  t->at_end = d->outputs_at_end;
   h->launches++;
   sl_core_op_stats os;
   sl_core_get_op_stats(h->core, d->op, &os);

@@ -305,6 +305,32 @@ static void test_pipeline_shape(void **state)
 
 /* Reorder groups: maps next to each other, two at least; inflation and
  * out_row_bytes exclude each other; keep_position needs a group. */
+/* A sort's reducers emit when they end unless the spec says otherwise; a
+ * sorted check needs gensort's records to check against. */
+static void test_sort_keys(void **state)
+{
+  (void)state;
+  sl_workload w;
+  WL_OK("[src]\nkind = source\nkernel = gensort\ntasks = 2\nrows_per_task = 10\nrow_bytes = 100B\n"
+        "[sort]\nkind = all_to_all\nkernel = sort_records\ntasks = 2\n"
+        "[copy]\nkind = map\nkernel = noop\n"
+        "[sink]\nkind = sink\ncheck = sorted\n", &w);
+  assert_int_equal(w.ops[1].outputs_at_end, 1); /* the kernel's default */
+  assert_int_equal(w.ops[2].outputs_at_end, 0);
+  assert_int_equal(w.ops[3].check, SL_CHECK_SORTED);
+  WL_OK("[src]\nkind = source\nkernel = gensort\ntasks = 2\nrows_per_task = 10\nrow_bytes = 100B\n"
+        "[sort]\nkind = all_to_all\nkernel = sort_records\ntasks = 2\noutputs = as_made\n"
+        "[slow]\nkind = map\nkernel = sleep\noutputs = at_end\n", &w);
+  assert_int_equal(w.ops[1].outputs_at_end, 0);
+  assert_int_equal(w.ops[2].outputs_at_end, 1);
+  WL_ERR("[src]\nkind = source\nkernel = generate\ntasks = 2\nrows_per_task = 10\nrow_bytes = 1KB\n"
+         "[sink]\nkind = sink\ncheck = sorted\n", 7, "needs records made by a gensort source");
+  WL_ERR("[src]\nkind = source\ntasks = 2\nrows_per_task = 10\nrow_bytes = 1KB\noutputs = at_end\n", 6,
+         "'outputs'");
+  WL_ERR("[src]\nkind = source\ntasks = 2\nrows_per_task = 10\nrow_bytes = 1KB\n[m]\nkind = map\n"
+         "outputs = later\n", 8, "later");
+}
+
 static void test_reorder_groups(void **state)
 {
   (void)state;
@@ -996,6 +1022,7 @@ int main(void)
     cmocka_unit_test(test_ranges),
     cmocka_unit_test(test_duplicates),
     cmocka_unit_test(test_pipeline_shape),
+    cmocka_unit_test(test_sort_keys),
     cmocka_unit_test(test_reorder_groups),
     cmocka_unit_test(test_kernels),
     cmocka_unit_test(test_misplaced_keys),

@@ -18,6 +18,8 @@ typedef struct {
   const char *summary;
   bool source;   /**< produces rows from a split (no input rows) */
   const char *params[SL_KERNEL_MAX_PARAMS + 1]; /**< NULL-terminated */
+  bool whole_task; /**< needs every row of a task before its first output (a sort): an engine
+                        gathers the rows, and the outputs come at the task's end */
 } sl_kernel_info;
 
 /** @brief The kernel called @p name, or NULL. Static storage. */

@@ -73,6 +73,7 @@ _Static_assert(sizeof(sl_op_kind) == sizeof(int), "a CHOICE key stores an int");
 static const char *const sl__kind_names[] = {"source", "map", "map_batches", "all_to_all", "sink", NULL};
 static const char *const sl__bool_names[] = {"false", "true", NULL};
 static const char *const sl__check_names[] = {"none", "sorted", NULL};
+static const char *const sl__outputs_names[] = {"as_made", "at_end", NULL};
 
 static const sl_ini_key sl__workload_keys[] = {
   {.name = "name", .type = SL_INI_NAME, .offset = SL__WL(name), .size = SL_NAME_MAX,
@@ -140,6 +141,10 @@ static const sl_ini_key sl__op_keys[] = {
    .size = SL_NAME_MAX, .dflt_doc = "none",
    .doc = "operators next to each other with the same group name may run in any order; "
           "`--auto-order` picks the order with the best bound (`sluice plan --auto-order` shows why)"},
+  {.name = "outputs", .type = SL_INI_CHOICE, .choices = sl__outputs_names, .kinds = SL__TRANSFORMS,
+   .offset = SL__OP(outputs_at_end), .dflt_doc = "at_end for a kernel that needs its whole task (sort_records), "
+   "else as_made", .doc = "when a task's output partitions appear: as it makes them, or all when it ends (a "
+   "sort's, which has every row only once it has read them all); the simulator emits them so"},
   {.name = "check", .type = SL_INI_CHOICE, .choices = sl__check_names, .kinds = SL__K(SL_OP_SINK),
    .offset = SL__OP(check), .dflt = "none",
    .doc = "what a real run proves of its output: `sorted` checks like valsort that every partition is sorted "
@@ -414,6 +419,8 @@ static int sl__wl_end(sl_ini *ini)
     return sl_ini_error(ini);
   if (op->kind == SL_OP_SINK)
     return 0;
+  if (!sl_ini_key_line(ini, "outputs") && kernel && kernel->whole_task)
+    op->outputs_at_end = 1;
   return sl__op_check_costs(ini, op);
 }
 

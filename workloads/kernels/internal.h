@@ -107,8 +107,6 @@ typedef struct {
   /** All-to-all kernels that partition by content: the share of @p shares a
    *  row goes to. NULL: by row id, id % shares. */
   int64_t (*share)(const sl_kernel *k, const uint8_t *payload, size_t len, int64_t shares);
-  /** The kernel needs every row of a task in one apply (a sort). */
-  bool whole_task;
 } sl__kernel_ops;
 
 struct sl_kernel {

@@ -225,7 +225,7 @@ bool sl_kernel_modelled(const sl_kernel *k) { return k->ops->modelled || k->emul
 
 bool sl_kernel_burns_cpu(const sl_kernel *k) { return k->ops->hold != NULL; }
 
-bool sl_kernel_whole_task(const sl_kernel *k) { return k->ops->whole_task; }
+bool sl_kernel_whole_task(const sl_kernel *k) { return k->info->whole_task; }
 
 int64_t sl_kernel_share_of(const sl_kernel *k, int64_t id, const uint8_t *payload, size_t len, int64_t shares)
 {

@@ -115,4 +115,4 @@ static int sort_apply(sl_kernel *k, const sl_rows *in, size_t first, size_t coun
   return rc ? sl__kernel_fail(k, rc, "sort_records: out of memory") : 0;
 }
 
-const sl__kernel_ops sl__sort_records_ops = {.apply = sort_apply, .share = records_share, .whole_task = true};
+const sl__kernel_ops sl__sort_records_ops = {.apply = sort_apply, .share = records_share};
