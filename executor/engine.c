@@ -353,6 +353,8 @@ typedef struct {
   double waited; /* held by backpressure: refused emissions until RESUME */
   double transfer; /* receiving its inputs: storage reads, partitions from other nodes */
   double spread;   /* the order's spread factor when its charge is held, else 1 */
+  /* the spill disk: outputs written, spilled inputs read back (seconds, bytes) */
+  double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
 } task_run;
 
 /* The core's books and the real buffers must agree byte for byte: the
@@ -405,8 +407,13 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
     char err[700];
     if (fate == SL_EMIT_STORED)
       rc = sl_store_put(e->store, pid, w->node, out);
-    else if (fate == SL_EMIT_SPILLED && (rc = sl_store_spill(e->store, pid, w->node, out, err, sizeof err)) < 0)
-      fail_job(e, SL_EIO, "operator '%s' on node %d: %s", e->plan->ops[tr->op].name, w->node, err);
+    else if (fate == SL_EMIT_SPILLED) {
+      double t0 = now_s(e);
+      if ((rc = sl_store_spill(e->store, pid, w->node, out, err, sizeof err)) < 0)
+        fail_job(e, SL_EIO, "operator '%s' on node %d: %s", e->plan->ops[tr->op].name, w->node, err);
+      tr->spill_write_s += now_s(e) - t0;
+      tr->spill_write_bytes += bytes;
+    }
     sl_rows_reset(out);
     tr->rows_out += rows;
     tr->bytes_out += bytes;
@@ -640,7 +647,11 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
     const sl_rows *src = in[i].mem;
     if (!src) { /* spilled: read it back, outside the lock */
       sl_rows_reset(&loaded);
-      if ((rc = sl_store_read_spill(in[i].path, &loaded, err, sizeof err)) < 0) {
+      double t0 = now_s(e);
+      rc = sl_store_read_spill(in[i].path, &loaded, err, sizeof err);
+      tr->spill_read_s += now_s(e) - t0;
+      tr->spill_read_bytes += (double)sl_rows_bytes(&loaded);
+      if (rc < 0) {
         pthread_mutex_lock(&e->lock);
         fail_job(e, SL_EIO, "%s", err);
         pthread_mutex_unlock(&e->lock);
@@ -690,7 +701,9 @@ static void record(worker *w, const sl_decision *d, const task_run *tr, double s
                       .rows_in = d->rows, .bytes_in = d->bytes, .rows_out = tr->rows_out,
                       .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st,
                       .speed = d->speed, .waited_s = tr->waited, .transfer_s = tr->transfer,
-                      .spread = tr->spread, .fresh = d->fresh};
+                      .spread = tr->spread, .fresh = d->fresh, .spill_write_s = tr->spill_write_s,
+                      .spill_write_bytes = tr->spill_write_bytes, .spill_read_s = tr->spill_read_s,
+                      .spill_read_bytes = tr->spill_read_bytes};
   if (sl_recorder_task(w->e->rec, &r) < 0)
     fail_job(w->e, SL_ENOMEM, "out of memory recording task %u", d->task);
 }

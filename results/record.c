@@ -617,7 +617,8 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
   node_name node;
   const char *cols[] = {"task", "origin", "attempt", "op", "op_name", "node", "node_name", "slot", "start_s",
                         "end_s", "rows_in", "bytes_in", "rows_out", "bytes_out", "partitions_out",
-                        "status", "speed", "waited_s", "transfer_s", "spread", "fresh", NULL};
+                        "status", "speed", "waited_s", "transfer_s", "spread", "fresh", "spill_write_s",
+                        "spill_write_bytes", "spill_read_s", "spill_read_bytes", NULL};
   for (int i = 0; cols[i]; i++)
     field_str(&o, cols[i]);
   end_row(&o);
@@ -649,6 +650,10 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
     field_num(&o, t->transfer_s);
     field_num(&o, t->spread > 0 ? t->spread : 1);
     field_i64(&o, t->fresh);
+    field_num(&o, t->spill_write_s);
+    field_count(&o, t->spill_write_bytes);
+    field_num(&o, t->spill_read_s);
+    field_count(&o, t->spill_read_bytes);
     end_row(&o);
   }
   free(names);

@@ -33,6 +33,9 @@ typedef struct {
   double speed; /**< of the node's resource the attempt ran on (the order's) */
   double waited_s; /**< held by backpressure: an emission refused until RESUME */
   double transfer_s; /**< receiving its inputs: storage reads and partitions from other nodes */
+  /* its node's disk: writing the outputs the core spilled, reading back the
+   * spilled inputs (seconds and bytes; not in transfer_s) */
+  double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
   double spread;     /**< the spread factor its charged time carries (1: none, or a real kernel's
                           own time): what a calibration divides out */
   bool fresh;        /**< its slot's first task of the operator: it paid the set-up (time_setup,

@@ -76,11 +76,27 @@ static const sl_ini_key cost_keys[] = {
   {.name = NULL},
 };
 
+#define DISK(field) offsetof(sl_sim_costs, field)
+
+static const sl_ini_key disk_keys[] = {
+  {.name = "read_bandwidth", .type = SL_INI_BANDWIDTH, .unit = "B/s", .range = SL_INI_POS,
+   .offset = DISK(disk_read_bps), .doc = "reading spilled partitions back"},
+  {.name = "write_bandwidth", .type = SL_INI_BANDWIDTH, .unit = "B/s", .range = SL_INI_POS,
+   .offset = DISK(disk_write_bps), .doc = "writing partitions the store could not hold"},
+  {.name = "bytes_read", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_NONNEG, .offset = DISK(disk_read_bytes),
+   .doc = "what the read measure rests on; informational"},
+  {.name = "bytes_written", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_NONNEG,
+   .offset = DISK(disk_write_bytes), .doc = "what the write measure rests on; informational"},
+  {.name = NULL},
+};
+
 static const sl_ini_schema cost_schema = {
   .title = "Cost file: one section per physical operator, [NAME]",
   .intro = "What `sluice calibrate` writes and `sluice sim --costs` reads: costs that replace the plan's. "
            "A section is named like a physical operator of `sluice plan` (`read->decode` for a fused "
-           "one), and replaces only the costs it gives.",
+           "one), and replaces only the costs it gives. A section [spill disk] (read_bandwidth, "
+           "write_bandwidth: what the run's spills took on its disk) gives every node group without a "
+           "disk of its own that disk.",
   .keys = cost_keys,
 };
 
@@ -92,6 +108,13 @@ const sl_ini_schema *sl_sim_costs_schema(void)
 static int cost_section(sl_ini *ini, const char *name, int line)
 {
   sl_sim_costs *c = sl_ini_user(ini);
+  c->in_disk = strcmp(name, SL_SIM_COSTS_DISK_SECTION) == 0;
+  if (c->in_disk) {
+    if (c->disk_line)
+      return sl_ini_fail(ini, line, "duplicate section [%s] (first at line %d)", name, c->disk_line);
+    c->disk_line = line;
+    return 0;
+  }
   if (!*name)
     return sl_ini_fail(ini, line, "a section needs an operator name");
   if (strlen(name) >= sizeof c->ops[0].op)
@@ -111,8 +134,15 @@ static int cost_section(sl_ini *ini, const char *name, int line)
 static int cost_key(sl_ini *ini, const char *key, const char *value, int line)
 {
   sl_sim_costs *c = sl_ini_user(ini);
-  sl_sim_op_cost *oc = &c->ops[c->n - 1];
   char names[320];
+  if (c->in_disk) {
+    const sl_ini_key *dk = sl_ini_find_key(disk_keys, key);
+    if (!dk)
+      return sl_ini_fail(ini, line, "unknown key '%s' in [%s] (expected %s)", key, SL_SIM_COSTS_DISK_SECTION,
+                         sl_ini_key_names(disk_keys, -1, names, sizeof names));
+    return sl_ini_set(ini, dk, c, value, line) != 0 ? sl_ini_error(ini) : 0;
+  }
+  sl_sim_op_cost *oc = &c->ops[c->n - 1];
   const sl_ini_key *k = sl_ini_find_key(cost_keys, key);
   if (!k)
     return sl_ini_fail(ini, line, "unknown key '%s' (expected %s)", key,
@@ -125,8 +155,25 @@ static int cost_key(sl_ini *ini, const char *key, const char *value, int line)
 
 static int cost_end(sl_ini *ini)
 {
-  (void)ini;
+  sl_sim_costs *c = sl_ini_user(ini);
+  if (c->in_disk && (!(c->disk_read_bps > 0) || !(c->disk_write_bps > 0)))
+    return sl_ini_fail(ini, c->disk_line, "[%s] needs read_bandwidth and write_bandwidth", SL_SIM_COSTS_DISK_SECTION);
   return 0;
+}
+
+void sl_sim_costs_apply_disk(const sl_sim_costs *c, sl_cluster *cl)
+{
+  if (!(c->disk_read_bps > 0 && c->disk_write_bps > 0))
+    return;
+  for (int g = 0; g < cl->ngroups; g++) {
+    sl_node_group *grp = &cl->groups[g];
+    if (sl_group_has_disk(grp))
+      continue;
+    grp->disks = 1;
+    grp->disk_read_bps = c->disk_read_bps;
+    grp->disk_write_bps = c->disk_write_bps;
+    grp->disk_capacity_bytes = 0;
+  }
 }
 
 int sl_sim_costs_load(const char *path, sl_sim_costs *out, char *err, size_t errlen)
@@ -224,12 +271,16 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
  * storage calibrates right too; 'spread' (the factor a task's time was
  * drawn with) is divided out, leaving the operator's base time; 'fresh'
  * (the slot's first task of the operator) marks the attempts that also
- * paid its set-up, which is measured apart from the per-task fit. */
+ * paid its set-up, which is measured apart from the per-task fit; the
+ * spill columns (time on the node's disk) are taken out too, and give the
+ * disk's bandwidths. */
 enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N,
-       C_SPEED = C_N, C_WAITED, C_TRANSFER, C_SPREAD, C_BYTES_IN, C_FRESH, C_ALL };
+       C_SPEED = C_N, C_WAITED, C_TRANSFER, C_SPREAD, C_BYTES_IN, C_FRESH, C_SPILL_WS, C_SPILL_WB, C_SPILL_RS,
+       C_SPILL_RB, C_NODE, C_ALL };
 static const char *const wanted[C_ALL] = {"op",        "op_name", "start_s",  "end_s",      "rows_in",
                                           "rows_out",  "bytes_out", "status", "speed",      "waited_s",
-                                          "transfer_s", "spread",  "bytes_in", "fresh"};
+                                          "transfer_s", "spread",  "bytes_in", "fresh", "spill_write_s",
+                                          "spill_write_bytes", "spill_read_s", "spill_read_bytes", "node"};
 
 typedef struct {
   double *x, *y, *rows_out, *bytes_out;
@@ -239,6 +290,10 @@ typedef struct {
   double *y_var; /* variance of y that the printed times' rounding alone makes */
   int64_t n, cap;
 } samples;
+
+typedef struct {
+  double node, from, to;
+} spill_window;
 
 typedef struct {
   const char *path;
@@ -251,6 +306,14 @@ typedef struct {
   int ncols;
   sl_sim_costs *costs;
   samples s[SL_MAX_OPS];
+  double spill_w_s, spill_w_bytes, spill_r_s, spill_r_bytes; /* over every attempt */
+  /* when the disk was busy: each attempt's reads right after its inputs
+   * arrived, its writes just before it ended; the disk is one device, so
+   * its bandwidth is the bytes over the union of these windows, not over
+   * their sum (two tasks reading at once each saw half of it); one disk a
+   * node, so the unions are per node, and add */
+  spill_window *win[2];
+  int64_t nwin[2], capwin[2];
   char *err;
   size_t errlen;
 } reader;
@@ -399,6 +462,45 @@ static int op_slot(reader *r, const char *name, int op_index)
   return c->n++;
 }
 
+static int push_window(reader *r, int kind, double node, double from, double to)
+{
+  if (r->nwin[kind] == r->capwin[kind]) {
+    int64_t ncap = r->capwin[kind] ? 2 * r->capwin[kind] : 256;
+    spill_window *w = realloc(r->win[kind], sizeof *w * (size_t)ncap);
+    if (!w)
+      return SL_ENOMEM;
+    r->win[kind] = w;
+    r->capwin[kind] = ncap;
+  }
+  r->win[kind][r->nwin[kind]++] = (spill_window){node, from, to};
+  return 0;
+}
+
+static int by_from(const void *pa, const void *pb)
+{
+  const spill_window *a = pa, *b = pb;
+  if (a->node != b->node)
+    return (a->node > b->node) - (a->node < b->node);
+  return (a->from > b->from) - (a->from < b->from);
+}
+
+/* Seconds in which at least one of a node's windows was open, summed over nodes. */
+static double union_seconds(spill_window *w, int64_t n)
+{
+  qsort(w, (size_t)n, sizeof *w, by_from);
+  double total = 0, from = 0, to = -1;
+  for (int64_t i = 0; i < n; i++) {
+    if (w[i].from > to || (i > 0 && w[i].node != w[i - 1].node)) {
+      total += to > from ? to - from : 0;
+      from = w[i].from;
+      to = w[i].to;
+    } else if (w[i].to > to) {
+      to = w[i].to;
+    }
+  }
+  return total + (to > from ? to - from : 0);
+}
+
 static int take_record(reader *r)
 {
   if (r->record == 0) {
@@ -443,6 +545,16 @@ static int take_record(reader *r)
     return rc;
   if (fresh != 0 && fresh != 1)
     return fail_at(r->err, r->errlen, r->path, r->line, "fresh must be 0 or 1");
+  double spill[4] = {0, 0, 0, 0}; /* write s, write bytes, read s, read bytes */
+  for (int k = 0; k < 4; k++)
+    if (r->index[C_SPILL_WS + k] >= 0) {
+      if ((rc = number_field(r, C_SPILL_WS + k, &spill[k])) < 0)
+        return rc;
+      if (!(spill[k] >= 0 && spill[k] <= TRACE_COUNT_MAX))
+        return fail_at(r->err, r->errlen, r->path, r->line, "%s must be a number from 0 to %g",
+                       wanted[C_SPILL_WS + k], TRACE_COUNT_MAX);
+    }
+  double disk = spill[0] + spill[2];
   if (!(bytes_in >= 0 && bytes_in <= TRACE_COUNT_MAX))
     return fail_at(r->err, r->errlen, r->path, r->line, "bytes_in must be a number from 0 to %g", TRACE_COUNT_MAX);
   if (!(spread > 0 && spread <= 1e6))
@@ -454,6 +566,21 @@ static int take_record(reader *r)
   if (!(transfer >= 0 && waited + transfer <= end - start + 1e-6))
     return fail_at(r->err, r->errlen, r->path, r->line,
                    "transfer_s must be from 0 to end_s - start_s - waited_s");
+  if (!(waited + transfer + disk <= end - start + 1e-6))
+    return fail_at(r->err, r->errlen, r->path, r->line,
+                   "spill_write_s + spill_read_s must be at most end_s - start_s - waited_s - transfer_s");
+  r->spill_w_s += spill[0];
+  r->spill_w_bytes += spill[1];
+  r->spill_r_s += spill[2];
+  r->spill_r_bytes += spill[3];
+  double node = 0;
+  if (r->index[C_NODE] >= 0 && (rc = number_field(r, C_NODE, &node)) < 0)
+    return rc;
+  if ((spill[0] > 0 && push_window(r, 0, node, end - spill[0], end) < 0) ||
+      (spill[2] > 0 && push_window(r, 1, node, start + transfer, start + transfer + spill[2]) < 0)) {
+    snprintf(r->err, r->errlen, "out of memory");
+    return SL_ENOMEM;
+  }
   if (start < 0 || end < start || end > TRACE_TIME_MAX)
     return fail_at(r->err, r->errlen, r->path, r->line, "start_s and end_s must be 0 <= start_s <= end_s <= %g",
                    TRACE_TIME_MAX);
@@ -478,7 +605,7 @@ static int take_record(reader *r)
    * very same factors again. */
   static const int timed[] = {C_START, C_END, C_WAITED, C_TRANSFER};
   double y_var = rounding_variance(r, timed, 4) * speed * speed / (spread * spread);
-  double work = fmax(0, end - start - waited - transfer) * speed / spread;
+  double work = fmax(0, end - start - waited - transfer - disk) * speed / spread;
   if (push(&r->s[slot], rows_in, work, rows_out, bytes_out, y_var, spread, fresh == 1) < 0) {
     snprintf(r->err, r->errlen, "out of memory");
     return SL_ENOMEM;
@@ -796,6 +923,14 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
       summarize(&r->s[i], &out->ops[i]);
     snprintf(out->path, sizeof out->path, "%.*s", (int)sizeof out->path - 1, path);
     read_workload(run_dir, workload, wlen);
+    /* the spill disk, where the run both wrote and read back through it */
+    double busy_w = union_seconds(r->win[0], r->nwin[0]), busy_r = union_seconds(r->win[1], r->nwin[1]);
+    if (busy_w > 0 && r->spill_w_bytes > 0 && busy_r > 0 && r->spill_r_bytes > 0) {
+      out->disk_write_bps = r->spill_w_bytes / busy_w;
+      out->disk_read_bps = r->spill_r_bytes / busy_r;
+      out->disk_write_bytes = r->spill_w_bytes;
+      out->disk_read_bytes = r->spill_r_bytes;
+    }
   }
   for (int i = 0; i < SL_MAX_OPS; i++) {
     free(r->s[i].x);
@@ -806,6 +941,8 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
     free(r->s[i].f);
     free(r->s[i].fresh);
   }
+  free(r->win[0]);
+  free(r->win[1]);
   free(r);
   if (rc < 0)
     memset(out, 0, sizeof *out);
@@ -849,5 +986,10 @@ int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *wo
     if (o->inflation > 0)
       fprintf(f, "inflation = %.6g\n", o->inflation);
   }
+  if (c->disk_read_bps > 0 && c->disk_write_bps > 0)
+    fprintf(f, "\n[%s]\n; what the run's spills took on its disk (the tasks' spill_write_s and spill_read_s):\n"
+               "; a simulation gives this disk to every node group without one of its own\n"
+               "write_bandwidth = %.9gB/s\nread_bandwidth = %.9gB/s\nbytes_written = %.0fB\nbytes_read = %.0fB\n",
+            SL_SIM_COSTS_DISK_SECTION, c->disk_write_bps, c->disk_read_bps, c->disk_write_bytes, c->disk_read_bytes);
   return ferror(f) ? SL_EIO : 0;
 }

@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "models/cluster.h"
 #include "models/plan.h"
 #include "workloads/typed_ini.h"
 
@@ -68,7 +69,22 @@ typedef struct {
   char path[256];
   int n;
   sl_sim_op_cost ops[SL_MAX_OPS];
+  /* [spill disk]: the disk a run spilled to, as calibrate measured it (0: not given) */
+  double disk_read_bps, disk_write_bps;
+  int disk_line;
+  double disk_read_bytes, disk_write_bytes; /**< calibrate: what the measure rests on */
+  int in_disk; /**< parsing: the section being read is [spill disk] */
 } sl_sim_costs;
+
+/** @brief The section of a cost file that gives the spill disk. */
+#define SL_SIM_COSTS_DISK_SECTION "spill disk"
+
+/**
+ * @brief Gives every node group of @p cl that has no disk of its own the
+ *        spill disk of @p c (one disk, its read and write bandwidths). A
+ *        group's own disk stays. No-op when @p c gives none.
+ */
+void sl_sim_costs_apply_disk(const sl_sim_costs *c, sl_cluster *cl);
 
 /** @brief The keys of a cost file, for the reference (static storage). */
 const sl_ini_schema *sl_sim_costs_schema(void);

@@ -77,6 +77,8 @@ typedef struct {
   bool first_chunk_only; /* outputs at the end: all the work before the first emission */
   double waited; /* held by backpressure so far */
   double transfer; /* receiving its inputs: storage reads and remote partitions */
+  /* the spill disk: outputs written, spilled inputs read back (seconds, bytes) */
+  double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
   sl_input *inputs;   /* the order's inputs, copied: where to pull them from */
   int ninputs, inputs_cap;
   double chunk_flops; /* one execution per output partition */
@@ -139,7 +141,9 @@ static void record(sim *s, const slot_t *w, sl_task_status status, double end)
                       .rows_out = w->emitted_rows, .bytes_in = w->bytes_in, .bytes_out = w->bytes_out,
                       .parts_out = w->parts_out, .status = status, .speed = w->speed,
                       .waited_s = w->waited, .transfer_s = w->transfer, .spread = w->spread,
-                      .fresh = w->fresh};
+                      .fresh = w->fresh, .spill_write_s = w->spill_write_s,
+                      .spill_write_bytes = w->spill_write_bytes, .spill_read_s = w->spill_read_s,
+                      .spill_read_bytes = w->spill_read_bytes};
   if (sl_recorder_task(s->rec, &r) < 0)
     s->res->code = SL_ENOMEM;
 }
@@ -251,6 +255,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->fresh = d->fresh;
   w->waited = 0;
   w->transfer = 0;
+  w->spill_write_s = w->spill_write_bytes = w->spill_read_s = w->spill_read_bytes = 0;
   w->start = now;
   if (copy_inputs(w, d) < 0)
     s->res->code = SL_ENOMEM;
@@ -412,8 +417,12 @@ static void fetch_inputs(slot_t *w)
       continue;
     /* a remote read counts as a pull: its source must not die under it */
     w->pulling_from = from == w->node ? -1 : from;
-    if (spilled > 0 && s->nodes[from].disk)
+    if (spilled > 0 && s->nodes[from].disk) {
+      double t0 = simgrid_get_clock();
       sg_disk_read(s->nodes[from].disk, (sg_size_t)spilled);
+      w->spill_read_s += simgrid_get_clock() - t0;
+      w->spill_read_bytes += spilled;
+    }
     if (from != w->node)
       sg_host_sendto(s->nodes[from].cpu, s->nodes[w->node].cpu, bytes);
     w->pulling_from = -1;
@@ -481,8 +490,12 @@ static bool emit_next(slot_t *w, sl_task_id task)
     drain(s, now);
     if (fate == SL_EMIT_SPILLED && !s->nodes[w->node].disk && bytes > 0)
       s->spilled_without_disk = true;
-    if (fate == SL_EMIT_SPILLED && s->nodes[w->node].disk && bytes > 0 && still_mine(w, task))
+    if (fate == SL_EMIT_SPILLED && s->nodes[w->node].disk && bytes > 0 && still_mine(w, task)) {
+      double t0 = simgrid_get_clock();
       sg_disk_write(s->nodes[w->node].disk, (sg_size_t)bytes); /* the task goes on once it is on disk */
+      w->spill_write_s += simgrid_get_clock() - t0;
+      w->spill_write_bytes += bytes;
+    }
     return still_mine(w, task);
   }
 }
@@ -529,7 +542,7 @@ static void run_attempt(slot_t *w)
   if (!still_mine(w, task))
     return;
   double fetched = simgrid_get_clock() - fetch_start;
-  w->transfer = fetched;
+  w->transfer = fmax(0, fetched - w->spill_read_s); /* the disk's part is spill time */
   if (fetched > 0)
     sl_core_note_transfer(s->core, task, fetched);
   if (w->nflush == 0)

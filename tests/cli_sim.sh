@@ -117,6 +117,21 @@ sed 's/^nic = 10Gbps$/&\ndisk_bandwidth = 500MB\/s\ndisk_write_bandwidth = 100MB
 "$sluice" sim fig9-small --cluster "$tmp/mixed-slow-write.ini" --model batch --quiet --out "$tmp/mixed-slow-write"
 check "a slower write bandwidth costs more time" awk -v a="$(field "$tmp/mixed-spec-disk/summary.csv" jct_s)" \
   -v b="$(field "$tmp/mixed-slow-write/summary.csv" jct_s)" 'BEGIN{exit !(b > a)}'
+# the spill disk measured back: calibrate fits it from the tasks' spill
+# columns, and a simulation with those costs gives it to nodes without one
+"$sluice" calibrate "$tmp/mixed-disk" -o "$tmp/mixed-disk.costs" >/dev/null
+wbw=$(awk -F' = ' '/^write_bandwidth/{sub("B/s$","",$2); print $2}' "$tmp/mixed-disk.costs")
+rbw=$(awk -F' = ' '/^read_bandwidth/{sub("B/s$","",$2); print $2}' "$tmp/mixed-disk.costs")
+check "calibrate measures the 500 MB/s spill disk within 15% (write $wbw, read $rbw)" awk -v w="$wbw" -v r="$rbw" \
+  'BEGIN{exit !(w > 425e6 && w < 575e6 && r > 425e6 && r < 575e6)}'
+"$sluice" sim fig9-small --cluster "$mixed" --model batch --costs "$tmp/mixed-disk.costs" --quiet --out "$tmp/mixed-cal-disk"
+jc=$(field "$tmp/mixed-cal-disk/summary.csv" jct_s)
+check "and the simulation with it spills in time, within 3% ($jc against $jo)" bash -c \
+  "[ '$(field "$tmp/mixed-cal-disk/summary.csv" spill_time)' = modelled ] && awk -v a='$jo' -v b='$jc' 'BEGIN{exit !(b > 0.97 * a && b < 1.03 * a)}'"
+printf '[produce]\ntime_per_row = 1s\n[spill disk]\nwrite_bandwidth = 1GB/s\n' >"$tmp/half-disk.costs"
+out=$("$sluice" sim fig9-small --costs "$tmp/half-disk.costs" --out "$tmp/half" 2>&1)
+check "a [spill disk] without read_bandwidth is refused with its line ($out)" \
+  bash -c "grep -q 'half-disk.costs:3: .spill disk. needs read_bandwidth and write_bandwidth' <<<\"\$1\"" _ "$out"
 sed 's/^nic = 10Gbps$/&\ndisk_bandwidth = 500MB\/s\ndisk_capacity = 100MB/' "$mixed" >"$tmp/mixed-small-disk.ini"
 out=$("$sluice" sim fig9-small --cluster "$tmp/mixed-small-disk.ini" --model batch --quiet --out "$tmp/mixed-small-disk" 2>&1)
 check "disks too small: the job fails out of memory and disk ($(head -c 160 <<<"$out"))" \

@@ -21,6 +21,12 @@ check "summary: passed, 1,200,000 records, spilled to disk" \
   test "$(col "$tmp/full/summary.csv" output_check),$(col "$tmp/full/summary.csv" rows),$(col "$tmp/full/summary.csv" spill_time)" \
   = "passed,1200000,real"
 
+"$sluice" calibrate "$tmp/full" -o "$tmp/full.costs" >/dev/null
+check "calibrate measures the spill disk the sort used" grep -q '^\[spill disk\]' "$tmp/full.costs"
+spilled=$(python3 -c 'import csv,sys; print(sum(float(r["spill_write_bytes"]) for r in csv.DictReader(open(sys.argv[1]))))' \
+  "$tmp/full/tasks.csv")
+check "tasks.csv counts every spilled byte ($spilled of 80000000)" awk -v b="$spilled" 'BEGIN{exit !(b == 80000000)}'
+
 # a smaller sort for the other models and the failures
 sed 's/^rows_per_task = 50000/rows_per_task = 4000/' workloads/sort.ini >"$tmp/small.ini"
 for m in streaming-plus batch stream static; do
