@@ -122,13 +122,17 @@ static void regen(sl_core *c, sl_part_id pid)
   sl__retry(c, p->producer);
 }
 
-/* A lost partition is needed unless the task that took it is running: a
- * running task fetched its inputs when it started. */
+/* A lost partition is needed while someone still holds it, unless the only
+ * holder is the task that took it and it is running: a running task
+ * fetched its inputs when it started. A shuffle's input is held by every
+ * reducer yet to read it, the first (its consumer) only one of them: with
+ * that one running and the rest queued, a node lost mid-shuffle was never
+ * made up for, and the job hung. */
 static bool part_needed(const sl_core *c, const sl__part *p)
 {
   if (p->state != SL__P_LOST || p->refs == 0)
     return false;
-  if (p->consumer == SL_NONE)
+  if (p->consumer == SL_NONE || p->refs > 1)
     return true;
   sl_task_id cur = c->tasks[p->consumer].current;
   return cur == SL_NONE || c->tasks[cur].state != SL__T_RUNNING;

@@ -39,6 +39,21 @@ check "a reducer killed: retried, and the output still passes" \
   = passed,1,1
 check "the killed reducer ran again" test "$(col "$tmp/kill/summary.csv" retried_tasks)" -ge 1
 
+# a node lost mid-shuffle: its map outputs are made again from lineage and
+# every reducer still reads its share (this hung: only the first reducer
+# counted as the partitions' consumer, and it was running)
+printf '[cluster]\nname = two\n[group n]\ncount = 2\ncpu = 1\nmemory = 4GB\nstore = 30MB\n' >"$tmp/two.ini"
+sed 's/^rows_per_task = 50000/rows_per_task = 20000/' workloads/sort.ini >"$tmp/mid.ini"
+for run in "streaming lose:n.1@0.1s" "batch lose:n.1@0.1s" "streaming-plus lose:n.0@0.15s,join:n.0@0.4s" \
+           "static lose:n.1@0.3s,join:n.1@0.5s" "stream lose:n.0@0.15s,join:n.0@0.4s"; do
+  set -- $run
+  timeout 120 "$sluice" run "$tmp/mid.ini" --cluster "$tmp/two.ini" --model "$1" --fail "$2" --out "$tmp/lost-$1" \
+    --quiet >/dev/null 2>&1
+  check "$1, $2: the output passes ($(col "$tmp/lost-$1/summary.csv" lost_partitions) partitions lost)" \
+    test "$(col "$tmp/lost-$1/summary.csv" output_check),$(col "$tmp/lost-$1/summary.csv" faults_applied)" \
+    = "passed,$(tr -cd , <<<"$2" | wc -c | awk '{print $1 + 1}')"
+done
+
 # an all-to-all that does not sort: the check fails, and so does the run
 sed 's/^kernel = sort_records/kernel = noop/' "$tmp/small.ini" >"$tmp/nosort.ini"
 out=$("$sluice" run "$tmp/nosort.ini" --cluster sort-local --out "$tmp/nosort" --quiet 2>&1)
