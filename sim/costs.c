@@ -487,6 +487,8 @@ static int by_from(const void *pa, const void *pb)
 /* Seconds in which at least one of a node's windows was open, summed over nodes. */
 static double union_seconds(spill_window *w, int64_t n)
 {
+  if (n == 0)
+    return 0; /* w may be NULL: qsort must not see it */
   qsort(w, (size_t)n, sizeof *w, by_from);
   double total = 0, from = 0, to = -1;
   for (int64_t i = 0; i < n; i++) {

@@ -93,6 +93,8 @@ static void hex_key(const uint8_t *key, char *out)
 /* Sorted by first key, each partition must end no later than the next begins. */
 static int check_ranges(sl_sort_check *c)
 {
+  if (c->n == 0)
+    return 0; /* ranges may be NULL: qsort must not see it */
   qsort(c->ranges, (size_t)c->n, sizeof *c->ranges, by_first_key);
   for (int64_t i = 1; i < c->n; i++) {
     const key_range *a = &c->ranges[i - 1], *b = &c->ranges[i];
