@@ -54,6 +54,15 @@ for run in "streaming lose:n.1@0.1s" "batch lose:n.1@0.1s" "streaming-plus lose:
     = "passed,$(tr -cd , <<<"$2" | wc -c | awk '{print $1 + 1}')"
 done
 
+# a random shuffle of the same records: every record once, the same
+# checksum as the sort's (the sink's sum does not depend on order)
+sed -e 's/^kernel = sort_records/kernel = shuffle_rows/' -e 's/^check = sorted/check = none/' "$tmp/small.ini" \
+  >"$tmp/shuffle.ini"
+"$sluice" run "$tmp/shuffle.ini" --cluster sort-local --out "$tmp/shuffle" --quiet >/dev/null 2>&1
+check "a random shuffle completes with the sort's records ($(col "$tmp/shuffle/summary.csv" sink_checksum))" \
+  test "$(col "$tmp/shuffle/summary.csv" complete),$(col "$tmp/shuffle/summary.csv" sink_checksum)" \
+  = "1,$(col "$tmp/streaming-plus/summary.csv" sink_checksum)"
+
 # an all-to-all that does not sort: the check fails, and so does the run
 sed 's/^kernel = sort_records/kernel = noop/' "$tmp/small.ini" >"$tmp/nosort.ini"
 out=$("$sluice" run "$tmp/nosort.ini" --cluster sort-local --out "$tmp/nosort" --quiet 2>&1)

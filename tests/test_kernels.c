@@ -886,6 +886,59 @@ static void test_sort_records(void **state)
   sl_kernel_free(s);
 }
 
+/* shuffle_rows: a permutation of its rows in an order that depends on the
+ * seed and the ids only (not on the order they came in), and reducers by
+ * the same hash, evenly. */
+static void test_shuffle_rows(void **state)
+{
+  (void)state;
+  enum { N = 4000 };
+  sl_kernel_args a = {.seed = 5}, a2 = {.seed = 6};
+  sl_kernel *s = sl_kernel_new("shuffle_rows", &a), *s2 = sl_kernel_new("shuffle_rows", &a2);
+  assert_non_null(s);
+  assert_non_null(s2);
+  assert_true(sl_kernel_whole_task(s));
+  sl_rows in, rev, out, out_rev, out2;
+  sl_rows_init(&in);
+  sl_rows_init(&rev);
+  sl_rows_init(&out);
+  sl_rows_init(&out_rev);
+  sl_rows_init(&out2);
+  for (int64_t i = 0; i < N; i++) {
+    uint8_t v = (uint8_t)i;
+    assert_int_equal(sl_rows_append(&in, i, 0, &v, 1), 0);
+  }
+  for (int64_t i = N - 1; i >= 0; i--)
+    assert_int_equal(sl_rows_append_range(&rev, &in, (size_t)i, 1), 0);
+  assert_int_equal(sl_kernel_apply(s, &in, 0, N, &out), 0);
+  assert_int_equal(sl_kernel_apply(s, &rev, 0, N, &out_rev), 0);
+  assert_int_equal(sl_kernel_apply(s2, &in, 0, N, &out2), 0);
+  assert_int_equal(sl_rows_count(&out), N);
+  bool seen[N] = {false};
+  int in_place = 0, same_as_other_seed = 0, used[4] = {0};
+  for (size_t i = 0; i < N; i++) {
+    int64_t id = sl_rows_id(&out, i);
+    assert_true(id >= 0 && id < N && !seen[id]);
+    seen[id] = true;
+    assert_int_equal(sl_rows_payload(&out, i)[0], (uint8_t)id); /* rows stay whole */
+    assert_int_equal(sl_rows_id(&out_rev, i), id);               /* input order does not matter */
+    in_place += id == (int64_t)i;
+    same_as_other_seed += sl_rows_id(&out2, i) == id;
+    used[sl_kernel_share_of(s, id, sl_rows_payload(&out, i), 1, 4)]++;
+  }
+  assert_true(in_place < 20);           /* shuffled: about 1 in N stays */
+  assert_true(same_as_other_seed < 20); /* another seed, another order */
+  for (int r = 0; r < 4; r++)
+    assert_true(used[r] > 850 && used[r] < 1150);
+  sl_rows_free(&in);
+  sl_rows_free(&rev);
+  sl_rows_free(&out);
+  sl_rows_free(&out_rev);
+  sl_rows_free(&out2);
+  sl_kernel_free(s);
+  sl_kernel_free(s2);
+}
+
 /* valsort's checks: a good sort passes; a partition out of order, two that
  * overlap, a lost or changed record each fail, saying what. */
 static void test_sort_check(void **state)
@@ -1131,6 +1184,7 @@ int main(void)
     cmocka_unit_test(test_gensort_records),
     cmocka_unit_test(test_sort_records),
     cmocka_unit_test(test_sort_check),
+    cmocka_unit_test(test_shuffle_rows),
     cmocka_unit_test(test_sink_exactly_once),
     cmocka_unit_test(test_sink_order_independent),
     cmocka_unit_test(test_sink_rollback),

@@ -24,6 +24,8 @@ static const sl_kernel_info kernels[] = {
    {NULL}, false},
   {"sort_records", "sorts a task's records by their 10-byte key; as an all_to_all, range-partitions them by key",
    false, {NULL}, true},
+  {"shuffle_rows", "a random shuffle (Ray Data's random_shuffle): as an all_to_all, each row goes to a reducer by a "
+   "seeded hash of its id and comes out in that hash's order", false, {NULL}, true},
 };
 
 const sl_kernel_info *sl_kernel_info_find(const char *name)

@@ -77,6 +77,7 @@ enum {
   SL__PURPOSE_EMULATED = 3,
   SL__PURPOSE_AUGMENT = 4,
   SL__PURPOSE_SORT = 5,
+  SL__PURPOSE_SHUFFLE = 6,
 };
 
 static inline uint64_t sl__purpose_seed(uint64_t seed, uint64_t purpose)
@@ -106,7 +107,7 @@ typedef struct {
   int (*hold)(sl_kernel *k, const struct timespec *deadline);
   /** All-to-all kernels that partition by content: the share of @p shares a
    *  row goes to. NULL: by row id, id % shares. */
-  int64_t (*share)(const sl_kernel *k, const uint8_t *payload, size_t len, int64_t shares);
+  int64_t (*share)(const sl_kernel *k, int64_t id, const uint8_t *payload, size_t len, int64_t shares);
 } sl__kernel_ops;
 
 struct sl_kernel {
@@ -162,7 +163,7 @@ extern const sl__kernel_ops sl__jpeg_generate_ops, sl__jpeg_decode_ops,
 extern const sl__kernel_ops sl__gemm_classifier_ops;    /* gemm.c */
 extern const sl__kernel_ops sl__center_crop_ops, sl__augment_ops,
   sl__normalize_ops;                                    /* augment.c */
-extern const sl__kernel_ops sl__gensort_ops, sl__sort_records_ops; /* sort.c */
+extern const sl__kernel_ops sl__gensort_ops, sl__sort_records_ops, sl__shuffle_rows_ops; /* sort.c */
 
 /**
  * @brief Y = act(X W + b) on the CPU, for the tests and the GEMM kernel:

@@ -28,6 +28,7 @@ static const struct {
   {"normalize", &sl__normalize_ops},
   {"gensort", &sl__gensort_ops},
   {"sort_records", &sl__sort_records_ops},
+  {"shuffle_rows", &sl__shuffle_rows_ops},
 };
 
 static const sl__kernel_ops *ops_of(const char *name)
@@ -232,7 +233,7 @@ int64_t sl_kernel_share_of(const sl_kernel *k, int64_t id, const uint8_t *payloa
   if (shares <= 1)
     return 0;
   if (k && k->ops->share)
-    return k->ops->share(k, payload, len, shares);
+    return k->ops->share(k, id, payload, len, shares);
   return (int64_t)((uint64_t)id % (uint64_t)shares);
 }
 

@@ -1,7 +1,9 @@
 /* The sort benchmark's kernels: gensort writes 100-byte records (a 10-byte
  * key, then the record's number and filler), sort_records sorts the rows
  * it is given by key, and range partitioning sends each record to the
- * reducer whose share of the key space holds it. */
+ * reducer whose share of the key space holds it. shuffle_rows is the
+ * random shuffle (Ray Data's random_shuffle): rows go to reducers and come
+ * out in the order of a seeded hash of their ids. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,9 +66,10 @@ int64_t sl_sort_share(const uint8_t *payload, size_t len, int64_t shares)
   return (int64_t)(((unsigned __int128)prefix * (uint64_t)shares) >> 64);
 }
 
-static int64_t records_share(const sl_kernel *k, const uint8_t *payload, size_t len, int64_t shares)
+static int64_t records_share(const sl_kernel *k, int64_t id, const uint8_t *payload, size_t len, int64_t shares)
 {
   (void)k;
+  (void)id;
   return sl_sort_share(payload, len, shares);
 }
 
@@ -116,3 +119,51 @@ static int sort_apply(sl_kernel *k, const sl_rows *in, size_t first, size_t coun
 }
 
 const sl__kernel_ops sl__sort_records_ops = {.apply = sort_apply, .share = records_share};
+
+/* ---- shuffle_rows ---------------------------------------------------------- */
+
+/* A row's place in the shuffle: a hash of the seed and its id, so the order
+ * does not depend on the order its inputs arrived in (a retry, another
+ * model), and neither does its reducer. */
+static uint64_t shuffle_rank(const sl_kernel *k, int64_t id)
+{
+  return sl__mix2(sl__purpose_seed(k->seed, SL__PURPOSE_SHUFFLE), (uint64_t)id);
+}
+
+static int64_t shuffle_share(const sl_kernel *k, int64_t id, const uint8_t *payload, size_t len, int64_t shares)
+{
+  (void)payload;
+  (void)len;
+  /* the high bits: the order within a reducer uses all of them */
+  return (int64_t)(((unsigned __int128)(shuffle_rank(k, id) ^ 0x9e3779b97f4a7c15ull) * (uint64_t)shares) >> 64);
+}
+
+typedef struct {
+  uint64_t rank;
+  size_t row;
+} ranked;
+
+static int by_rank(const void *pa, const void *pb)
+{
+  const ranked *a = pa, *b = pb;
+  if (a->rank != b->rank)
+    return (a->rank > b->rank) - (a->rank < b->rank);
+  return (a->row > b->row) - (a->row < b->row);
+}
+
+static int shuffle_apply(sl_kernel *k, const sl_rows *in, size_t first, size_t count, sl_rows *out)
+{
+  ranked *ix = malloc((count ? count : 1) * sizeof *ix);
+  if (!ix)
+    return sl__kernel_fail(k, SL_ENOMEM, "shuffle_rows: out of memory for %zu rows", count);
+  for (size_t i = 0; i < count; i++)
+    ix[i] = (ranked){shuffle_rank(k, sl_rows_id(in, first + i)), first + i};
+  qsort(ix, count, sizeof *ix, by_rank);
+  int rc = 0;
+  for (size_t i = 0; i < count && rc == 0; i++)
+    rc = sl_rows_append_range(out, in, ix[i].row, 1);
+  free(ix);
+  return rc ? sl__kernel_fail(k, rc, "shuffle_rows: out of memory") : 0;
+}
+
+const sl__kernel_ops sl__shuffle_rows_ops = {.apply = shuffle_apply, .share = shuffle_share};
