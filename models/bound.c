@@ -644,6 +644,212 @@ static double source_waves(const bound_model *m, const sl_plan *p)
   return t;
 }
 
+/*
+ * Fill and drain. An operator's work can start only once its first input
+ * exists, and its last task must end early enough for what it made to go
+ * through every operator after it: each operator i works inside a window
+ * [head_i, T - tail_i]. The area bound lets every operator work over the
+ * whole job; a pipeline whose tasks are long next to the job cannot (zoo
+ * case 53: 2.5 s reads, then 1.5 s and 3.7 s tasks a row, in a job of
+ * 20 s). For a given T the windows cut [0, T] into intervals; a program
+ * asks whether every operator's work fits in its window's intervals with
+ * no group's slots, no cap and no storage link over-used in any interval.
+ * The least T that fits, found by bisection, is a lower bound: any
+ * schedule's JCT fits (its own work, interval by interval, is a solution).
+ *
+ * head_i sums, over the operators before i, the least time until one makes
+ * its first output: one row's time (a fixed cost per task may be spread
+ * over a task's outputs), or a whole least task where outputs come at its
+ * end. tail_i sums, over the operators after i, one task of one row, on
+ * the fastest node, up to a filter (its output may be empty); 0 when i
+ * itself filters. An operator with a spread of times counts nothing (some
+ * of its tasks are faster). The network is left out: the bound is then
+ * looser, never wrong.
+ */
+#define WINDOW_POINTS (2 * SL_MAX_OPS + 2)
+
+typedef struct {
+  double head[SL_MAX_OPS], tail[SL_MAX_OPS];
+} windows;
+
+static double first_output_s(const bound_model *m, const sl_plan *p, int j)
+{
+  const sl_pop *o = &p->ops[j];
+  double fastest = fastest_speed(m, j);
+  if (o->time_spread > 0 || !(fastest > 0))
+    return 0;
+  if (o->outputs_at_end)
+    return sl_plan_task_time(o, j == 0 ? (double)o->rows_per_task : 1) / fastest;
+  return o->time_per_row / fastest;
+}
+
+static void window_edges(const bound_model *m, const sl_plan *p, windows *w)
+{
+  double t = 0;
+  for (int i = 0; i < p->nops; i++) {
+    w->head[i] = t;
+    t += first_output_s(m, p, i);
+  }
+  for (int i = 0; i < p->nops; i++) {
+    w->tail[i] = 0;
+    if (p->ops[i].rows_out_per_row < 1 || p->ops[i].kind == SL_OP_ALL_TO_ALL)
+      continue;
+    for (int j = i + 1; j < p->nops; j++) {
+      double fastest = fastest_speed(m, j);
+      if (p->ops[j].time_spread <= 0 && fastest > 0)
+        w->tail[i] += sl_plan_task_time(&p->ops[j], 1) / fastest;
+      if (p->ops[j].rows_out_per_row < 1 || p->ops[j].kind == SL_OP_ALL_TO_ALL)
+        break;
+    }
+  }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The share of every operator's rows the windows of a job of @p T seconds
+ * let through at most (>= 1: the job fits). Columns z[i][g][t]: the share
+ * of the source rows whose operator-i work runs on group g in interval t. */
+static double window_fit(const bound_model *m, const sl_plan *p, const windows *w, double T)
+{
+  double pts[WINDOW_POINTS];
+  int np = 0;
+  pts[np++] = 0;
+  pts[np++] = T;
+  for (int i = 0; i < p->nops; i++) {
+    pts[np++] = fmin(T, w->head[i]);
+    pts[np++] = fmax(0, T - w->tail[i]);
+  }
+  qsort(pts, np, sizeof *pts, cmp_double);
+  int nt = np - 1, nz = p->nops * m->ngroups * nt;
+  double R = (double)p->source_rows;
+  int *idx = malloc(sizeof(*idx) * (2 * nz + 2));
+  double *val = malloc(sizeof(*val) * (2 * nz + 2));
+  if (!idx || !val) {
+    free(idx);
+    free(val);
+    return -1;
+  }
+  glp_prob *lp = glp_create_prob();
+  glp_set_obj_dir(lp, GLP_MAX);
+  glp_add_cols(lp, 1 + nz);
+  glp_set_col_bnds(lp, 1, GLP_DB, 0.0, 2.0); /* lambda: past 1 says nothing more */
+  glp_set_obj_coef(lp, 1, 1.0);
+#define ZCOL(i, g, t) (2 + ((i) * m->ngroups + (g)) * nt + (t))
+  for (int i = 0; i < p->nops; i++)
+    for (int g = 0; g < m->ngroups; g++)
+      for (int t = 0; t < nt; t++) {
+        bool inside = pts[t + 1] - pts[t] > 0 && pts[t] >= w->head[i] - 1e-12 &&
+                      pts[t + 1] <= T - w->tail[i] + 1e-12;
+        glp_set_col_bnds(lp, ZCOL(i, g, t), m->fits[i][g] && inside ? GLP_LO : GLP_FX, 0.0, 0.0);
+      }
+  for (int i = 0; i < p->nops; i++) { /* every operator's rows, all of them: sum z = lambda */
+    int n = 0;
+    idx[++n] = 1;
+    val[n] = -1.0;
+    for (int g = 0; g < m->ngroups; g++)
+      for (int t = 0; t < nt; t++) {
+        idx[++n] = ZCOL(i, g, t);
+        val[n] = 1.0;
+      }
+    add_row(lp, n, idx, val, true);
+  }
+  for (int t = 0; t < nt; t++) {
+    double L = pts[t + 1] - pts[t];
+    if (!(L > 0))
+      continue;
+    for (int g = 0; g < m->ngroups; g++)
+      for (int k = CLS_CPU; k <= CLS_GPU; k++) {
+        double cap = m->count[g] * m->slots[g][k] * L;
+        int n = 0;
+        for (int i = 0; i < p->nops && cap > 0; i++)
+          if (m->fits[i][g] && m->e[i][g][k] > 0 && m->d[i][g] > 0) {
+            idx[++n] = ZCOL(i, g, t);
+            val[n] = R * m->d[i][g] * m->e[i][g][k] / cap;
+          }
+        if (n > 0)
+          add_row(lp, n, idx, val, false);
+      }
+    for (int i = 0; i < p->nops; i++) {
+      double cap = p->ops[i].concurrency * L;
+      int n = 0;
+      for (int g = 0; g < m->ngroups && cap > 0; g++)
+        if (m->fits[i][g] && m->d[i][g] > 0) {
+          idx[++n] = ZCOL(i, g, t);
+          val[n] = R * m->d[i][g] / cap;
+        }
+      if (n > 0)
+        add_row(lp, n, idx, val, false);
+    }
+    if (m->read_bytes > 0 && m->storage_bps > 0) {
+      int n = 0;
+      for (int g = 0; g < m->ngroups; g++) {
+        idx[++n] = ZCOL(0, g, t);
+        val[n] = R * m->read_bytes / (m->storage_bps * L);
+      }
+      add_row(lp, n, idx, val, false);
+    }
+  }
+  /* a row's worth reaches operator i no sooner than operator i-1 made it */
+  for (int i = 1; i < p->nops; i++)
+    for (int t = 0; t + 1 < nt; t++) {
+      int n = 0;
+      for (int u = 0; u <= t; u++)
+        for (int g = 0; g < m->ngroups; g++) {
+          idx[++n] = ZCOL(i, g, u);
+          val[n] = 1.0;
+          idx[++n] = ZCOL(i - 1, g, u);
+          val[n] = -1.0;
+        }
+      int r = glp_add_rows(lp, 1);
+      glp_set_row_bnds(lp, r, GLP_UP, 0.0, 0.0);
+      glp_set_mat_row(lp, r, n, idx, val);
+    }
+#undef ZCOL
+  double lambda = 0;
+  if (lp_solve(lp, &lambda) != 0)
+    lambda = -1;
+  glp_delete_prob(lp);
+  free(idx);
+  free(val);
+  return lambda;
+}
+
+/* The least T at least @p from whose windows fit the job (0: they fit at
+ * @p from, or the program failed: no more than the other bounds say). */
+static double fill_drain_bound(const bound_model *m, const sl_plan *p, double from)
+{
+  windows w;
+  window_edges(m, p, &w);
+  double lo = from, hi = from;
+  for (int i = 0; i < p->nops; i++)
+    hi = fmax(hi, from + w.head[i] + w.tail[i]);
+  double fit = window_fit(m, p, &w, lo);
+  if (fit < 0 || fit >= 1 - 1e-9 || !(hi > lo))
+    return 0;
+  /* every operator in [max head, max head + area] fits once T reaches the
+   * area plus the longest head and tail; grow until it does */
+  for (int it = 0; window_fit(m, p, &w, hi) < 1 - 1e-9; it++) {
+    if (it > 8)
+      return 0;
+    hi = lo + 2 * (hi - lo);
+  }
+  while (hi - lo > 1e-4 * hi) {
+    double mid = 0.5 * (lo + hi);
+    double f = window_fit(m, p, &w, mid);
+    if (f < 0)
+      return 0;
+    if (f >= 1 - 1e-9)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return lo;
+}
+
 static int solve_model(const bound_model *m, const sl_plan *p, const sl_cluster *c, bool bottleneck,
                        unsigned mask, sl_bound *out)
 {
@@ -753,6 +959,10 @@ static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsig
     out->source_waves_s = source_waves(m, p);
     out->disk_s = disk_time(p, c);
     out->jct_s = fmax(fmax(out->jct_s, out->source_waves_s), out->disk_s);
+    if (mask == ~0u) {
+      out->fill_drain_s = fill_drain_bound(m, p, out->area_s);
+      out->jct_s = fmax(out->jct_s, out->fill_drain_s);
+    }
   }
   free(m);
   return rc;
@@ -771,6 +981,96 @@ int sl_bound_limits(const sl_plan *p, const sl_cluster *c, sl_bound *out)
 int sl_bound_compute_rate(const sl_plan *p, const sl_cluster *c, sl_bound *out)
 {
   return compute(p, c, false, ~(1u << CLS_NET), out);
+}
+
+/* The slowest speed operator @p i runs at, 0 when it fits nowhere. */
+static double slowest_speed(const bound_model *m, int i)
+{
+  double slowest = INFINITY;
+  for (int g = 0; g < m->ngroups; g++)
+    if (m->fits[i][g])
+      slowest = fmin(slowest, m->speed[i][g]);
+  return isfinite(slowest) ? slowest : 0;
+}
+
+/* What a cut of operator @p i into @p k tasks costs a schedule: the area
+ * the work of k tasks leaves, plus one task on the slowest node that may
+ * run it, the tail a last task can add. */
+static double cut_cost(bound_model *m, const sl_plan *p, const sl_cluster *c, int i, double k, unsigned mask,
+                       int *idx, double *val)
+{
+  double rows = sl_plan_rows_in(p, i);
+  return cut_area(m, p, c, i, k, mask, idx, val) + sl_plan_task_time(&p->ops[i], rows / k) / slowest_speed(m, i);
+}
+
+/* Tasks from the typical size down to one row, in steps of a quarter:
+ * the cost is flat near its least, so a geometric scan finds it within a
+ * step with a few dozen programs where every k would take millions. Of
+ * the cuts within CUT_SLACK of the least cost, the fewest tasks win: a
+ * cost the program does not see (a dispatch, a partition) comes with
+ * every task, and where the fixed times fall on slots that would idle
+ * anyway, the cost is flat from the typical size to one row a task (zoo
+ * case 137: 2-row tasks of a filter, 34,857 of them, 28% of the bound
+ * where 23-row ones reached 47%). */
+#define CUT_STEP 1.25
+#define CUT_SLACK 0.01
+#define CUT_POINTS 128
+
+static double best_cut_rows(bound_model *m, const sl_plan *p, const sl_cluster *c, int i, unsigned mask,
+                            int *idx, double *val)
+{
+  const sl_pop *o = &p->ops[i];
+  double rows = sl_plan_rows_in(p, i);
+  if (o->kind == SL_OP_SOURCE || o->kind == SL_OP_ALL_TO_ALL || !(o->time_per_task > 0) || !(rows >= 1) ||
+      !(slowest_speed(m, i) > 0))
+    return 0;
+  double lo = fmax(1, ceil(rows / sl_plan_typical_rows(p, i) - 1e-9)), hi = fmax(lo, ceil(rows - 1e-9));
+  double ks[CUT_POINTS], costs[CUT_POINTS], best = INFINITY;
+  int n = 0;
+  for (double k = lo; k <= hi && n < CUT_POINTS; k = fmax(k + 1, ceil(k * CUT_STEP))) {
+    ks[n] = k;
+    costs[n] = cut_cost(m, p, c, i, k, mask, idx, val);
+    best = fmin(best, costs[n++]);
+  }
+  if (!isfinite(best))
+    return 0;
+  /* the usual cut, a tenth of the work fixed, unless it costs more */
+  if (o->time_per_row > 0) {
+    double usual = fmin(hi, fmax(lo, ceil(rows / ceil(10 * o->time_per_task / o->time_per_row) - 1e-9)));
+    if (cut_cost(m, p, c, i, usual, mask, idx, val) <= best * (1 + CUT_SLACK))
+      return 0;
+  }
+  for (int j = 0; j < n; j++)
+    if (costs[j] <= best * (1 + CUT_SLACK))
+      return ceil(rows / ks[j] - 1e-9);
+  return 0;
+}
+
+int sl_bound_task_rows(const sl_plan *p, const sl_cluster *c, double rows[SL_MAX_OPS])
+{
+  if (!p || !c || !rows || p->nops < 1 || p->nops > SL_MAX_OPS || c->ngroups < 1 || c->ngroups > SL_MAX_GROUPS)
+    return SL_EINVAL;
+  for (int i = 0; i < SL_MAX_OPS; i++)
+    rows[i] = 0;
+  bound_model *m = malloc(sizeof(*m));
+  int n = 0, rc = SL_ENOMEM;
+  int *idx = NULL;
+  double *val = NULL;
+  if (!m)
+    return SL_ENOMEM;
+  rc = model_build(m, p, c);
+  if (rc == 0) {
+    n = ncols(m);
+    idx = malloc(sizeof(*idx) * (n + 1));
+    val = malloc(sizeof(*val) * (n + 1));
+    rc = idx && val ? 0 : SL_ENOMEM;
+  }
+  for (int i = 0; rc == 0 && i < p->nops; i++)
+    rows[i] = best_cut_rows(m, p, c, i, ~(1u << CLS_NET), idx, val);
+  free(idx);
+  free(val);
+  free(m);
+  return rc;
 }
 
 /* CSV field: quoted only when it holds a separator or a quote. */
@@ -794,7 +1094,7 @@ int sl_bound_write_csv(const sl_bound *b, const sl_plan *p, const sl_cluster *c,
   if (!b || !f)
     return SL_EINVAL;
   fputs("workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,critical_path_s,bottleneck,task_cut_s,"
-        "source_waves_s,disk_s\n",
+        "source_waves_s,disk_s,fill_drain_s\n",
         f);
   csv_field(f, p && p->workload ? p->workload->name : "");
   fputc(',', f);
@@ -802,7 +1102,7 @@ int sl_bound_write_csv(const sl_bound *b, const sl_plan *p, const sl_cluster *c,
   fprintf(f, ",%.6g,%.3f,%.3f,%.3f,", b->throughput_rows_s, b->jct_s, b->area_s,
           b->critical_path_s);
   csv_field(f, b->bottleneck);
-  fprintf(f, ",%.3f,%.3f,%.3f\n", b->task_cut_s, b->source_waves_s, b->disk_s);
+  fprintf(f, ",%.3f,%.3f,%.3f,%.3f\n", b->task_cut_s, b->source_waves_s, b->disk_s, b->fill_drain_s);
   return ferror(f) ? SL_EIO : 0;
 }
 
@@ -828,6 +1128,10 @@ void sl_bound_print(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FI
   if (b->disk_s > 0)
     fprintf(f, "  disk           %.3f s (a shuffle's input the stores cannot hold, written and read back)\n",
             b->disk_s);
+  if (b->fill_drain_s > 0)
+    fprintf(f, "  fill, drain    %.3f s (each operator between its first input and the time its last output\n"
+               "                 needs to go through the operators after it)\n",
+            b->fill_drain_s);
   fprintf(f, "  JCT bound      %.3f s\n", b->jct_s);
   fprintf(f, "  bottleneck     %s, operator %d '%s'\n", b->bottleneck, b->bottleneck_op, op);
 }

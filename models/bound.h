@@ -6,8 +6,11 @@
  * The throughput bound is a linear program (GLPK): how much of every
  * operator's work each node takes, so that no node's CPU or GPU slots, no
  * operator's concurrency cap and no remote-storage link is over-used. The
- * JCT bound is the larger of the area bound (all rows at that throughput)
- * and the critical path (one typical partition through every operator).
+ * JCT bound is the largest of the area bound (all rows at that throughput),
+ * the critical path (one typical partition through every operator) and
+ * the bounds below that count what a fluid program misses: the cut into
+ * tasks, the source's whole splits, disks at a barrier, and each
+ * operator's fill and drain.
  * Plain data: the caller owns the sl_bound.
  */
 #ifndef SL_BOUND_H
@@ -20,7 +23,7 @@
 
 typedef struct {
   double throughput_rows_s; /**< source rows per second at the bound */
-  double jct_s;             /**< max(area_s, critical_path_s, task_cut_s, source_waves_s, disk_s) */
+  double jct_s;             /**< max(area_s, critical_path_s, task_cut_s, source_waves_s, disk_s, fill_drain_s) */
   double area_s;            /**< source rows / throughput */
   double critical_path_s;   /**< one typical task per operator, fastest node */
   double task_cut_s;        /**< the least JCT the cut of an operator with a fixed time per task
@@ -33,6 +36,9 @@ typedef struct {
   double disk_s;            /**< an all-to-all's input that the stores cannot hold at its barrier,
                                  written to and read back from every node's disks at once (0: it
                                  fits, or some node has no disk, where spilling costs nothing) */
+  double fill_drain_s;      /**< the least JCT in which every operator's work fits between its first
+                                 input and the time its last output needs to go through the operators
+                                 after it (0: no more than the area) */
   int bottleneck_op;        /**< physical operator with the most work in the bottleneck */
   char bottleneck[64];      /**< "CPU", "GPU", "storage" or "concurrency" */
 } sl_bound;
@@ -63,9 +69,22 @@ int sl_bound_limits(const sl_plan *p, const sl_cluster *c, sl_bound *out);
 int sl_bound_compute_rate(const sl_plan *p, const sl_cluster *c, sl_bound *out);
 
 /**
+ * @brief The rows a task of each operator with a fixed time per task
+ *        should take: those that make the least of the area the cut's work
+ *        leaves (the rate program, transfers free) plus one task on the
+ *        slowest node that may run it. More tasks pay the fixed time more
+ *        often; fewer leave a long last one. @p rows[i] is 0 where the
+ *        usual cut (a tenth of a task's work fixed) costs no more than 1%
+ *        over the best, and for an operator without a fixed time per task,
+ *        a source or an all-to-all.
+ * @return 0; SL_EINVAL; SL_ENOMEM.
+ */
+int sl_bound_task_rows(const sl_plan *p, const sl_cluster *c, double rows[SL_MAX_OPS]);
+
+/**
  * @brief Writes a header line and one row:
  *        workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,critical_path_s,bottleneck,task_cut_s,
- *        source_waves_s,disk_s
+ *        source_waves_s,disk_s,fill_drain_s
  * @return 0 or SL_EIO.
  */
 int sl_bound_write_csv(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FILE *f);

@@ -763,6 +763,8 @@ double sl__amortising_rows(const sl_core *c, int op)
   const sl_pop *o = &c->plan->ops[op];
   if (!(o->time_per_task > 0))
     return 0;
+  if (c->ops[op].task_rows > 0)
+    return c->ops[op].task_rows;
   return o->time_per_row > 0 ? ceil(10 * o->time_per_task / o->time_per_row) : INFINITY;
 }
 
@@ -775,7 +777,7 @@ double sl__amortising_rows(const sl_core *c, int op)
 static double coalesce_limit(const sl_core *c, int op, bool split_batch)
 {
   double share = c->ops[op].in_queue_bytes / sl__op_instances(c, op);
-  if (split_batch)
+  if (split_batch || c->ops[op].task_rows > 0)
     share = fmax(share, sl__amortising_rows(c, op) * c->plan->ops[op].in_row_bytes);
   return fmin(c->plan->target_partition_bytes, share);
 }

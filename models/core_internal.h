@@ -118,6 +118,9 @@ typedef struct {
   double est_time, est_out_bytes, est_in_bytes, est_out_parts, est_in_rows;
   double sum_time, sum_out_bytes, sum_in_bytes, sum_out_parts, sum_in_rows;
   int rr_next;         /**< static placement: next downstream instance */
+  double task_rows;    /**< rows a task should gather when it has a fixed time per task, as
+                            streaming-plus chose them (0: rows whose work is ten times the fixed
+                            time, sl__amortising_rows) */
 } sl__op;
 
 /** @brief The capacity account (idle.c): capacity-seconds by class. */

@@ -384,6 +384,14 @@ static bool splits_batches(const sl_core *c, int op)
   return c->opts.streaming.bound_shares && sl__batch_free(c, op);
 }
 
+static bool upstream_running(const sl_core *c, int op)
+{
+  for (int i = 0; i < op; i++)
+    if (c->ops[i].running > 0)
+      return true;
+  return false;
+}
+
 /* streaming-plus: an operator with a fixed cost per task waits until its
  * queue holds rows enough to keep that cost under a tenth of the task's
  * work (up to a target partition of them), while its producer is still
@@ -391,8 +399,11 @@ static bool splits_batches(const sl_core *c, int op)
  * per sliver: on many slots and a small store (zoo case 173: 157 ms a task
  * over 9 rows) that overhead becomes the bottleneck. It never waits while
  * any attempt is paused for memory: consuming is what frees the store
- * (zoo case 135 held paused producers for minutes), nor when its producer
- * has nothing running: then nothing more comes soon. */
+ * (zoo case 135 held paused producers for minutes), nor when nothing
+ * upstream runs: then nothing more comes soon. Its producer alone is not
+ * the test: a fast map between long source tasks is idle most of the time
+ * while its input keeps coming (zoo case 128: 51-row tasks of a map that
+ * pays 16 s a task, 1,435 of them, 47.6% of the bound). */
 static bool waits_to_amortise(const sl_core *c, int op)
 {
   if (!c->opts.streaming.bound_shares)
@@ -403,7 +414,7 @@ static bool waits_to_amortise(const sl_core *c, int op)
   const sl_pop *o = &c->plan->ops[op];
   if (o->in_row_bytes > 0)
     want = fmin(want, floor(c->plan->target_partition_bytes / o->in_row_bytes));
-  if (want <= 1 || c->ops[op - 1].running == 0)
+  if (want <= 1 || !upstream_running(c, op))
     return false;
   for (int i = 0; i < c->nops; i++)
     if (c->ops[i].waiting > 0)
@@ -922,6 +933,17 @@ static double slowest_speed(const sl_core *c, int i)
   return isfinite(slow) ? slow : 1;
 }
 
+/* Rows that amortise a consumer's fixed time @p fixed per task: the cut
+ * the bound found for its time per task, else ten times the fixed time's
+ * worth of rows. */
+static double amortising_rows(const sl_core *c, int i, double fixed)
+{
+  const sl_pop *o = &c->plan->ops[i];
+  if (c->ops[i].task_rows > 0 && o->time_per_task >= fixed)
+    return c->ops[i].task_rows;
+  return ceil(10 * fixed / o->time_per_row);
+}
+
 static double fine_partition_bytes(const sl_core *c, int i, bool last_wave)
 {
   if (i + 1 >= c->nops || c->plan->ops[i + 1].kind == SL_OP_ALL_TO_ALL)
@@ -933,7 +955,7 @@ static double fine_partition_bytes(const sl_core *c, int i, bool last_wave)
   double fixed = next->time_per_task + (sl__batch_free(c, i + 1) ? 0 : next->time_per_batch);
   double floor_rows = 1;
   if (fixed > 0)
-    rows = next->time_per_row > 0 ? fmax(rows, floor_rows = ceil(10 * fixed / next->time_per_row)) : INFINITY;
+    rows = next->time_per_row > 0 ? fmax(rows, floor_rows = amortising_rows(c, i + 1, fixed)) : INFINITY;
   if (last_wave && next->time_per_row > 0 && state(c)->area_s > 0) {
     double tail = LAST_PARTITION_SHARE * state(c)->area_s * slowest_speed(c, i + 1);
     rows = fmin(rows, fmax(floor_rows, floor((tail - fixed) / next->time_per_row)));
@@ -963,6 +985,13 @@ static int streaming_init(sl_core *c, char *err, size_t errlen)
     fixed_concurrency(c);
   if (c->opts.streaming.bound_shares) {
     bound_share_caps(c, st);
+    /* tasks of the size the bound finds best where a tenth of the work
+     * fixed is not (zoo case 128: a 16 s fixed cost asked for 3,040-row
+     * tasks that took 160 s each, for a job whose bound is 74 s) */
+    double rows[SL_MAX_OPS];
+    if (sl_bound_task_rows(c->plan, c->cluster, rows) == 0)
+      for (int i = 0; i < c->nops; i++)
+        c->ops[i].task_rows = rows[i];
     for (int i = 0; i < c->nops; i++) {
       st->part_target[i] = fine_partition_bytes(c, i, false);
       st->last_target[i] = fine_partition_bytes(c, i, true);

@@ -117,8 +117,10 @@ static void test_fig9(void **state)
   assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
   print_message("fig9: X %.6g rows/s, area %.6g s, path %.6g s, JCT %.6g s, %s\n",
                 b.throughput_rows_s, b.area_s, b.critical_path_s, b.jct_s, b.bottleneck);
-  assert_near(b.jct_s, 150.0, 1e-6);
   assert_near(b.area_s, 150.0, 1e-6);
+  /* the transform's last row still goes through inference: 0.5 s more */
+  assert_near(b.fill_drain_s, 150.5, 0.02);
+  assert_near(b.jct_s, b.fill_drain_s, 1e-12);
   assert_near(b.throughput_rows_s, 800.0 / 150.0, 1e-9);
   /* 5 s produce + one row of transform + one inference row (a task's last
    * partition may hold one row). */
@@ -254,7 +256,9 @@ static void test_gpu_bound(void **state)
   init_cluster(&c, "gpus");
   add_group(&c, 1, 8, 2, 1, 1);
   assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
-  assert_near(b.jct_s, 50.0, 1e-9);
+  assert_near(b.area_s, 50.0, 1e-9);
+  /* the model's first row waits 0.1 s for the source's first */
+  assert_near(b.jct_s, 50.1, 0.01);
   assert_string_equal(b.bottleneck, "GPU");
   assert_int_equal(b.bottleneck_op, 1);
 
@@ -263,7 +267,8 @@ static void test_gpu_bound(void **state)
   init_cluster(&c, "gpus");
   add_group(&c, 1, 8, 2, 1, 1);
   assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
-  assert_near(b.jct_s, 25.0, 1e-9);
+  assert_near(b.area_s, 25.0, 1e-9);
+  assert_near(b.jct_s, 25.1, 0.01); /* the first row first: 0.1 s */
 
   /* A faster GPU group takes a larger share: 1 + 3 GPU-equivalents, 25 s. */
   w.ops[1].gpu = 1.0;
@@ -271,7 +276,8 @@ static void test_gpu_bound(void **state)
   add_group(&c, 1, 8, 1, 1, 1);
   add_group(&c, 1, 8, 1, 1, 3);
   assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
-  assert_near(b.jct_s, 25.0, 1e-9);
+  assert_near(b.area_s, 25.0, 1e-9);
+  assert_near(b.jct_s, 25.1, 0.01);
 }
 
 static void pin(sl_op_spec *s, const char *a, const char *b)
@@ -409,7 +415,9 @@ static void test_network_bound(void **state)
   add_group(&c, 2, 16, 1, 1, 1);
   c.groups[0].nic_bps = 100 * MB;
   assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
-  assert_near(b.jct_s, 10.0, 1e-6);
+  assert_near(b.area_s, 10.0, 1e-6);
+  /* the GPUs wait 0.01 s for the first row, the last row 0.01 s more */
+  assert_near(b.jct_s, 10.02, 0.002);
   assert_string_equal(b.bottleneck, "GPU");
 }
 
@@ -524,6 +532,82 @@ static void test_task_cut(void **state)
   assert_near(b.jct_s, 25.625, 1e-6);
 }
 
+/* Fill and drain: a source capped at one task at a time needs 100 s for
+ * its 100 rows, and its last row then takes 10 s more through the map.
+ * The area (100 s), the critical path (11 s) and the source's waves
+ * (15 s) all miss that its last row cannot start the map before 100 s. */
+static void test_fill_drain(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "drain");
+  sl_op_spec *src = add_source(&w, 100, 1, 1.0);
+  src->time_per_row = 1.0;
+  src->concurrency = 1;
+  add_op(&w, "slow", SL_OP_MAP, 1.0, 0)->time_per_row = 10.0;
+  init_cluster(&c, "twenty");
+  add_group(&c, 1, 20, 0, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 1, &p, &b), 0);
+  assert_near(b.area_s, 100.0, 1e-6);
+  assert_near(b.fill_drain_s, 110.0, 0.02);
+  assert_near(b.jct_s, b.fill_drain_s, 1e-12);
+
+  /* the map's first row waits for the source's first (1 s): with the map
+   * capped at one task, its 1,000 s of work end no sooner than 1,001 s */
+  src->concurrency = 0;
+  w.ops[1].concurrency = 1;
+  init_cluster(&c, "twenty");
+  add_group(&c, 1, 20, 0, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 1, &p, &b), 0);
+  assert_near(b.area_s, 1000.0, 1e-6);
+  assert_near(b.fill_drain_s, 1001.0, 0.2);
+}
+
+/* A map that pays 10 s a task and 0.1 s a row over 10,000 rows on 100
+ * CPUs: ten tasks of 1,000 rows (a tenth of the work fixed) leave 110 s
+ * tasks for a job whose area is 11 s; about a hundred of 100 rows cost
+ * 20 s of area and 20 s of task. A map with no fixed time and the source
+ * get no cut. */
+static void test_task_rows(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_plan_opts opts = {.no_fusion = 1};
+  char err[256] = "";
+  double rows[SL_MAX_OPS];
+
+  init_workload(&w, "cut rows");
+  w.target_partition_bytes = 1 * MB;
+  sl_op_spec *src = add_source(&w, 10, 1000, 1.0);
+  src->out_row_bytes = 1000;
+  src->time_per_row = 0.001;
+  sl_op_spec *m = add_op(&w, "fixed", SL_OP_MAP, 1.0, 0);
+  m->time_per_task = 10;
+  m->time_per_row = 0.1;
+  add_op(&w, "plain", SL_OP_MAP, 1.0, 0)->time_per_row = 0.01;
+  init_cluster(&c, "hundred");
+  add_group(&c, 1, 100, 0, 1, 1);
+  assert_int_equal(sl_plan_build(&p, &w, &opts, err, sizeof err), 0);
+  assert_int_equal(sl_cluster_expand(&c), 0);
+  assert_int_equal(sl_bound_task_rows(&p, &c, rows), 0);
+  if (!(rows[1] >= 90 && rows[1] <= 130))
+    fail_msg("rows a task %g, want 90 to 130", rows[1]);
+  assert_true(rows[0] == 0 && rows[2] == 0);
+
+  /* with a tenth of the cost a task, the usual cut is as good: none */
+  w.ops[1].time_per_task = 0.001;
+  assert_int_equal(sl_plan_build(&p, &w, &opts, err, sizeof err), 0);
+  assert_int_equal(sl_bound_task_rows(&p, &c, rows), 0);
+  assert_true(rows[1] == 0);
+  sl_cluster_free(&c);
+}
+
 /* A cap of 2 tasks in flight on 8 CPUs: 20 rows of 1 s take 10 s. */
 static void test_concurrency_cap(void **state)
 {
@@ -630,8 +714,8 @@ static void test_csv_and_print(void **state)
   buf[n] = '\0';
   fclose(f);
   assert_string_equal(buf, "workload,cluster,throughput_bound_rows_s,jct_bound_s,area_s,"
-                           "critical_path_s,bottleneck,task_cut_s,source_waves_s,disk_s\n"
-                           "fig9,m6i.2xlarge,5.33333,150.000,150.000,6.000,CPU,0.000,101.000,0.000\n");
+                           "critical_path_s,bottleneck,task_cut_s,source_waves_s,disk_s,fill_drain_s\n"
+                           "fig9,m6i.2xlarge,5.33333,150.492,150.000,6.000,CPU,0.000,101.000,0.000,150.492\n");
 
   f = tmpfile();
   assert_non_null(f);
@@ -657,6 +741,8 @@ int main(void)
     cmocka_unit_test(test_network_bound),
     cmocka_unit_test(test_concurrency_cap),
     cmocka_unit_test(test_task_cut),
+    cmocka_unit_test(test_fill_drain),
+    cmocka_unit_test(test_task_rows),
     cmocka_unit_test(test_source_waves),
     cmocka_unit_test(test_disk_time),
     cmocka_unit_test(test_critical_path_dominates),

@@ -136,7 +136,8 @@ static void test_data_reducing_first(void **state)
   assert_string_equal(s, "read > crop > augment > normalize > train");
   assert_int_equal(r.pecan_at, 0);
   assert_int_equal(r.written_at, 5);
-  assert_true(fabs(r.orders[0].jct_s - 2.0) < 1e-6);
+  /* 2 s, and the GPUs wait for the first row's 13.5 ms */
+  assert_true(fabs(r.orders[0].jct_s - 2.0135) < 1e-3);
   assert_true(fabs(r.orders[r.written_at].jct_s - (7 * 20 * 0.099 + 0.002)) < 1e-6);
   for (int i = 1; i < r.n; i++)
     assert_true(r.orders[i].jct_s >= r.orders[i - 1].jct_s - 1e-9);
@@ -177,8 +178,10 @@ static void test_bound_beats_inflation_sort(void **state)
   assert_int_equal(r.pecan_at, 1);
   assert_int_equal(r.written_at, 1);
   /* 1,000 rows x 10 ms on 2 GPUs = 5 s; shrunk first, 8 ms: 4 s */
-  assert_true(fabs(r.orders[1].jct_s - 5.0) < 1e-6);
-  assert_true(fabs(r.orders[0].jct_s - 4.0) < 1e-6);
+  /* and a row's first or last ms on the CPU, which the GPUs wait for */
+  assert_true(fabs(r.orders[1].jct_s - 5.0) < 2e-3);
+  assert_true(fabs(r.orders[0].jct_s - 4.0) < 2e-3);
+  assert_true(r.orders[0].jct_s < r.orders[1].jct_s);
   sl_reorder_result_free(&r);
 }
 
