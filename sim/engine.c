@@ -47,6 +47,21 @@
 
 #define EPS 1e-9
 
+/* SimGrid's clock as the core sees it: to the nanosecond. The engine
+ * advances every running activity at each event, so an extra event (the
+ * timeline's sample wakeups) changes the last bits of the times that
+ * follow: 0.30000000000000004 instead of 0.3. Ties between such times then
+ * broke differently and fig9-small under streaming took 15.4, 15.85 or
+ * 16.06 s with the sampling period alone changed. Rounded, they agree. */
+/* past this, a double no longer holds every nanosecond */
+#define CLOCK_ROUND_LIMIT 4e6
+
+static double sim_clock(void)
+{
+  double t = simgrid_get_clock();
+  return t < CLOCK_ROUND_LIMIT ? nearbyint(t * 1e9) / 1e9 : t;
+}
+
 /* rng streams */
 enum { STREAM_MTBF = 2 }; /* models/core.c draws spreads on stream 1 */
 
@@ -418,9 +433,9 @@ static void fetch_inputs(slot_t *w)
     /* a remote read counts as a pull: its source must not die under it */
     w->pulling_from = from == w->node ? -1 : from;
     if (spilled > 0 && s->nodes[from].disk) {
-      double t0 = simgrid_get_clock();
+      double t0 = sim_clock();
       sg_disk_read(s->nodes[from].disk, (sg_size_t)spilled);
-      w->spill_read_s += simgrid_get_clock() - t0;
+      w->spill_read_s += sim_clock() - t0;
       w->spill_read_bytes += spilled;
     }
     if (from != w->node)
@@ -459,7 +474,7 @@ static bool emit_next(slot_t *w, sl_task_id task)
   for (;;) {
     int64_t left = w->rows_out - w->emitted_rows;
     int64_t rows = left < w->rows_per_flush ? left : w->rows_per_flush;
-    double bytes = (double)rows * w->row_bytes, now = simgrid_get_clock();
+    double bytes = (double)rows * w->row_bytes, now = sim_clock();
     sl_part_id part;
     sl_emit_fate fate;
     int rc = sl_core_emit(s->core, now, task, rows, bytes, &part, &fate);
@@ -470,7 +485,7 @@ static bool emit_next(slot_t *w, sl_task_id task)
         park(w);
       if (!still_mine(w, task))
         return false;
-      w->waited += simgrid_get_clock() - now;
+      w->waited += sim_clock() - now;
       continue;
     }
     if (rc == SL_ESTATE)
@@ -491,9 +506,9 @@ static bool emit_next(slot_t *w, sl_task_id task)
     if (fate == SL_EMIT_SPILLED && !s->nodes[w->node].disk && bytes > 0)
       s->spilled_without_disk = true;
     if (fate == SL_EMIT_SPILLED && s->nodes[w->node].disk && bytes > 0 && still_mine(w, task)) {
-      double t0 = simgrid_get_clock();
+      double t0 = sim_clock();
       sg_disk_write(s->nodes[w->node].disk, (sg_size_t)bytes); /* the task goes on once it is on disk */
-      w->spill_write_s += simgrid_get_clock() - t0;
+      w->spill_write_s += sim_clock() - t0;
       w->spill_write_bytes += bytes;
     }
     return still_mine(w, task);
@@ -518,7 +533,7 @@ static void mark_fault(sim *s, double now, const char *kind, int node, int op)
 static void crash_at_start(slot_t *w)
 {
   sim *s = w->s;
-  double now = simgrid_get_clock();
+  double now = sim_clock();
   w->doomed = false;
   record(s, w, SL_TASK_FAILED, now);
   w->busy = false;
@@ -537,11 +552,11 @@ static void run_attempt(slot_t *w)
     crash_at_start(w);
     return;
   }
-  double fetch_start = simgrid_get_clock();
+  double fetch_start = sim_clock();
   fetch_inputs(w);
   if (!still_mine(w, task))
     return;
-  double fetched = simgrid_get_clock() - fetch_start;
+  double fetched = sim_clock() - fetch_start;
   w->transfer = fmax(0, fetched - w->spill_read_s); /* the disk's part is spill time */
   if (fetched > 0)
     sl_core_note_transfer(s->core, task, fetched);
@@ -555,7 +570,7 @@ static void run_attempt(slot_t *w)
   }
   if (!still_mine(w, task))
     return;
-  double now = simgrid_get_clock();
+  double now = sim_clock();
   record(s, w, SL_TASK_DONE, now);
   w->busy = false; /* before the core hands the slot out again */
   sl_core_finished(s->core, now, task);
