@@ -8,6 +8,9 @@
 #   case 56  192 tiny partitions coalesced into one 14-minute task: 3%
 #   case 120 full batches of 512 rows (no per-batch cost) for 84 GPUs: 5%
 #   case 145 an expanding map idle with 190 partitions queued: 2%
+# and seed 7's
+#   case 18  a map whose rounded sizes "grew" its data by 0.12% waited for
+#            store room its own queued input filled: 14.8%
 # Each must now reach 40% of its bound, with spill charged at 500 MB/s.
 set -u
 sluice=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -26,4 +29,12 @@ for n in 031 040 056 120 145; do
   echo "case $n: ${pct:-none}% of the bound"
   check "case $n reaches 40% of its bound" awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 40) }'
 done
+
+"$sluice" zoo --seed 7 --count 18 --out "$tmp/zoo7" --quiet || { echo "FAIL zoo seed 7"; exit 1; }
+w=$tmp/zoo7/case-018
+"$sluice" sim "$w.ini" --cluster "$w.cluster.ini" --model streaming-plus --spill-bandwidth 500MB/s \
+  --no-tasks --quiet --out "$tmp/run7-018" >/dev/null 2>&1
+pct=$(summary_field "$tmp/run7-018" pct_of_bound)
+echo "seed 7 case 018: ${pct:-none}% of the bound"
+check "seed 7 case 018 reaches 40% of its bound" awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 40) }'
 exit $((fails > 0))
