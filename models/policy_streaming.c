@@ -231,12 +231,13 @@ static double tasks_coming(const sl_core *c, int i, int op)
  * of what is stored and what running tasks will still emit. A task whose
  * output is no bigger than its input frees what it adds when it ends, so
  * it always has room: refusing it could only deadlock the pipeline. */
+static bool grows_data(const sl_core *c, int op);
+
 static bool has_output_space(const sl_core *c, int op)
 {
   if (is_last(c, op))
     return true;
-  const sl__op *s = &c->ops[op];
-  if (op > 0 && s->est_out_bytes <= s->est_in_bytes + EPS)
+  if (op > 0 && !grows_data(c, op)) /* within the rounding of sizes, as below */
     return true;
   double L_cpu, L_gpu, L_mem;
   class_totals(c, &L_cpu, &L_gpu, &L_mem);
