@@ -824,14 +824,18 @@ static double fill_drain_bound(const bound_model *m, const sl_plan *p, double fr
 {
   windows w;
   window_edges(m, p, &w);
-  double lo = from, hi = from;
-  for (int i = 0; i < p->nops; i++)
-    hi = fmax(hi, from + w.head[i] + w.tail[i]);
+  double head = 0, tail = 0;
+  for (int i = 0; i < p->nops; i++) {
+    head = fmax(head, w.head[i]);
+    tail = fmax(tail, w.tail[i]);
+  }
+  double lo = from, hi = from + head + tail;
   double fit = window_fit(m, p, &w, lo);
   if (fit < 0 || fit >= 1 - 1e-9 || !(hi > lo))
     return 0;
-  /* every operator in [max head, max head + area] fits once T reaches the
-   * area plus the longest head and tail; grow until it does */
+  /* every operator at the area's rates in [max head, max head + area]
+   * fits once T reaches the area plus the longest head and tail; the
+   * program's rounding may still want a little more: grow until it fits */
   for (int it = 0; window_fit(m, p, &w, hi) < 1 - 1e-9; it++) {
     if (it > 8)
       return 0;
@@ -1036,7 +1040,7 @@ static double best_cut_rows(bound_model *m, const sl_plan *p, const sl_cluster *
     return 0;
   /* the usual cut, a tenth of the work fixed, unless it costs more */
   if (o->time_per_row > 0) {
-    double usual = fmin(hi, fmax(lo, ceil(rows / ceil(10 * o->time_per_task / o->time_per_row) - 1e-9)));
+    double usual = fmin(hi, fmax(lo, ceil(rows / sl_plan_amortising_rows(o->time_per_task, o->time_per_row) - 1e-9)));
     if (cut_cost(m, p, c, i, usual, mask, idx, val) <= best * (1 + CUT_SLACK))
       return 0;
   }

@@ -765,7 +765,7 @@ double sl__amortising_rows(const sl_core *c, int op)
     return 0;
   if (c->ops[op].task_rows > 0)
     return c->ops[op].task_rows;
-  return o->time_per_row > 0 ? ceil(10 * o->time_per_task / o->time_per_row) : INFINITY;
+  return sl_plan_amortising_rows(o->time_per_task, o->time_per_row);
 }
 
 /* Coalescing small partitions saves per-task costs, but a task that takes

@@ -226,6 +226,13 @@ double sl_plan_task_time(const sl_pop *op, double rows)
   return op->time_per_task + rows * op->time_per_row + batches * op->time_per_batch;
 }
 
+double sl_plan_amortising_rows(double fixed_s, double time_per_row)
+{
+  if (!(fixed_s > 0))
+    return 0;
+  return time_per_row > 0 ? ceil(10 * fixed_s / time_per_row) : INFINITY;
+}
+
 int64_t sl_plan_rows_per_part(const sl_pop *op, double target_bytes)
 {
   if (!isfinite(target_bytes) || !(target_bytes > 0))

@@ -79,6 +79,11 @@ int64_t sl_plan_rows_per_part(const sl_pop *op, double target_bytes);
 /** @brief Modelled duration at speed 1 of a task of @p op on @p rows input rows. */
 double sl_plan_task_time(const sl_pop *op, double rows);
 
+/** @brief Rows whose work, at @p time_per_row, is ten times a fixed time
+ *         @p fixed_s a task pays: the usual size that amortises it (0 when
+ *         nothing is fixed, infinity when rows cost nothing). */
+double sl_plan_amortising_rows(double fixed_s, double time_per_row);
+
 /** @brief Output rows of a task of @p op on @p rows input rows. */
 double sl_plan_task_out_rows(const sl_pop *op, double rows);
 

@@ -950,7 +950,7 @@ static double amortising_rows(const sl_core *c, int i, double fixed)
   const sl_pop *o = &c->plan->ops[i];
   if (c->ops[i].task_rows > 0 && o->time_per_task >= fixed)
     return c->ops[i].task_rows;
-  return ceil(10 * fixed / o->time_per_row);
+  return sl_plan_amortising_rows(fixed, o->time_per_row);
 }
 
 static double fine_partition_bytes(const sl_core *c, int i, bool last_wave)
