@@ -108,6 +108,7 @@ typedef struct {
   sg_host_t cpu, gpu;
   sg_disk_t disk; /* where spilled partitions go, NULL: spills take no time */
   bool alive;
+  bool dying; /* lose_node() is taking it down: no transfer from it may start */
   int nslots;
   slot_t *slots;
   double budget;
@@ -256,7 +257,8 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   const sl_pop *op = &s->plan->ops[d->op];
   w->busy = true;
   w->waiting = false;
-  w->pulling_from = -1;
+  /* pulling_from stays: the worker may still be in the transfer of the
+   * attempt this slot held, and a loss of that node must find it */
   w->doomed = d->doomed; /* a kill that found nothing running takes this attempt */
   w->task = d->task;
   w->origin = d->origin;
@@ -304,19 +306,25 @@ static void on_resume(sim *s, const sl_decision *d)
 }
 
 /* Stops the attempt on @p w: its worker dies and a fresh one takes the slot. */
-static void kill_attempt(sim *s, slot_t *w, sl_task_status status, double now)
+/* Replaces the worker of slot @p w by a fresh one, unless it is the actor
+ * running now or one suspended while it handles decisions: it would die
+ * with them unhandled, so it drops its attempt itself. */
+static void restart_worker(sim *s, slot_t *w)
 {
-  record(s, w, status, now);
-  w->busy = w->waiting = false;
-  w->pulling_from = -1;
-  /* A worker handling decisions, suspended in one of their simcalls, would
-   * die with the rest of them unhandled: it drops the attempt itself. */
   if (!w->actor || is_self(w) || w->draining)
     return; /* the worker sees it is no longer busy and drops the attempt */
+  w->pulling_from = -1;
   sg_actor_kill(w->actor);
   sg_actor_unref(w->actor);
   w->actor = NULL;
   spawn_worker(s, w);
+}
+
+static void kill_attempt(sim *s, slot_t *w, sl_task_status status, double now)
+{
+  record(s, w, status, now);
+  w->busy = w->waiting = false;
+  restart_worker(s, w);
 }
 
 static void on_cancel(sim *s, const sl_decision *d, double now)
@@ -428,7 +436,7 @@ static void fetch_inputs(slot_t *w)
       bytes += w->inputs[i].bytes;
       spilled += w->inputs[i].spilled ? w->inputs[i].bytes : 0;
     }
-    if (from < 0 || bytes <= 0 || !s->nodes[from].alive)
+    if (from < 0 || bytes <= 0 || !s->nodes[from].alive || s->nodes[from].dying)
       continue;
     /* a remote read counts as a pull: its source must not die under it */
     w->pulling_from = from == w->node ? -1 : from;
@@ -613,6 +621,11 @@ static void lose_node(sim *s, int n, double now)
   node_t *nd = &s->nodes[n];
   if (!nd->alive)
     return;
+  /* The kills below are simcalls that let other workers run: one that
+   * ended a transfer from another node could start one from this node,
+   * after the scan for its pullers, and die with the whole simulation
+   * when the host goes off (a NetworkFailure that C cannot catch). */
+  nd->dying = true;
   /* Its workers in the middle of a drain finish it first, and every one
    * settles where the loss kills it cleanly (no simulated time passes). */
   for (int round = 0; round < 1000; round++) {
@@ -627,8 +640,12 @@ static void lose_node(sim *s, int n, double now)
   int nvictims = 0;
   for (int i = 0; i < s->nslots; i++) {
     slot_t *w = &s->slots[i];
-    if (w->node == n || !w->busy || w->pulling_from != n)
+    if (w->node == n || w->pulling_from != n)
       continue;
+    if (!w->busy) { /* still pulling for an attempt written off: only the transfer goes */
+      restart_worker(s, w);
+      continue;
+    }
     sl_task_id *grown = realloc(victims, sizeof *victims * (nvictims + 1));
     if (!grown)
       continue;
@@ -647,6 +664,7 @@ static void lose_node(sim *s, int n, double now)
     w->actor = NULL;
   }
   nd->alive = false;
+  nd->dying = false;
   sg_host_turn_off(nd->cpu); /* first: workers die before their GPU executions */
   if (nd->gpu)
     sg_host_turn_off(nd->gpu);
