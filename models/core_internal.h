@@ -302,6 +302,9 @@ bool sl__someone_progresses(const struct sl_core_s *c, const sl__task *except);
 /** @brief Default admission: store if it fits, else wait while others progress, else spill/OOM. */
 int sl__admit_memory(struct sl_core_s *c, sl__task *t, double bytes, sl_emit_fate *fate);
 
+/** @brief sl__admit_memory() that stores only while @p keep bytes of the node's budget stay free. */
+int sl__admit_memory_keeping(struct sl_core_s *c, sl__task *t, double bytes, double keep, sl_emit_fate *fate);
+
 /** @brief The job cannot complete: a FAIL decision with @p code. */
 void sl__push_fail(struct sl_core_s *c, int code);
 /** @brief A zeroed task record; SL_NONE out of memory (the tasks array may move). */

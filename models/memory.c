@@ -53,8 +53,13 @@ bool sl__someone_progresses(const sl_core *c, const sl__task *except)
 
 int sl__admit_memory(sl_core *c, sl__task *t, double bytes, sl_emit_fate *fate)
 {
+  return sl__admit_memory_keeping(c, t, bytes, 0, fate);
+}
+
+int sl__admit_memory_keeping(sl_core *c, sl__task *t, double bytes, double keep, sl_emit_fate *fate)
+{
   sl__node *nd = &c->nodes[t->node];
-  if (nd->store_used + bytes <= nd->store_budget + EPS) {
+  if (nd->store_used + bytes <= nd->store_budget - keep + EPS) {
     *fate = SL_EMIT_STORED;
     return 0;
   }

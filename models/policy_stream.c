@@ -32,6 +32,7 @@ typedef struct {
   sl__idq chan;     /* partitions routed to this instance */
   sl_task_id busy;  /* running attempt, SL_NONE when idle */
   double rows_routed; /* rows sent to it since it was placed */
+  bool sealed;        /* its router moved on: it runs the partial batch it holds */
 } instance;
 
 typedef struct {
@@ -40,6 +41,8 @@ typedef struct {
   int ninst;
   int first[SL_MAX_OPS], count[SL_MAX_OPS];
   uint32_t rr[SL_MAX_OPS]; /* next instance of op+1 for op's outputs */
+  int *on_node;     /* instances of op on node: on_node[op * nnodes + node] */
+  bool batch_at_a_time[SL_MAX_OPS]; /* partial_batches_overflow(), as placed */
   sl__idq pending;  /* source splits still to run */
   bool *committed;  /* per split, as of the last checkpoint */
   int32_t *mixed_with; /* per split: union-find of splits whose rows share a partition */
@@ -58,24 +61,39 @@ static void free_instances(placement *p)
   for (int i = 0; i < p->ninst; i++)
     sl__idq_free(&p->inst[i].chan);
   free(p->inst);
+  free(p->on_node);
   p->inst = NULL;
+  p->on_node = NULL;
   p->ninst = 0;
 }
 
-/* Slots each alive node offers to operators of one class. */
+/* Whether a whole node could ever run operator @p op: its pins allow it
+ * and it has the CPU and GPU one task asks for. */
+static bool node_suits(const sl_core *c, int op, int node)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  return sl__op_allowed(c, node, op) && o->cpu <= c->nodes[node].cpu_total + EPS &&
+         o->gpu <= c->nodes[node].gpu_total + EPS;
+}
+
+/* Slots each alive node offers to operators of one class: as many as the
+ * largest request of the class's operators that suit the node fits. The
+ * largest request of all left a node with one GPU no position when some
+ * operator asked for two, and an operator that only fits there (it also
+ * asks for CPU) could not be placed. */
 static int class_positions(const sl_core *c, bool gpu, const double *cpu_left, int *node_of, int max)
 {
-  double req = 0;
-  for (int i = 0; i < c->nops; i++) {
-    const sl_pop *o = &c->plan->ops[i];
-    if ((o->gpu > 0) == gpu)
-      req = fmax(req, gpu ? o->gpu : o->cpu);
-  }
-  if (req <= 0)
-    return 0;
   int n = 0;
   for (int node = 0; node < c->nnodes; node++) {
     if (!c->nodes[node].alive)
+      continue;
+    double req = 0;
+    for (int i = 0; i < c->nops; i++) {
+      const sl_pop *o = &c->plan->ops[i];
+      if ((o->gpu > 0) == gpu && node_suits(c, i, node))
+        req = fmax(req, gpu ? o->gpu : o->cpu);
+    }
+    if (req <= 0)
       continue;
     double cap = gpu ? c->nodes[node].gpu_total : cpu_left[node];
     for (int k = 0; k < (int)floor(cap / req + EPS) && n < max; k++)
@@ -105,22 +123,98 @@ static void adopt_running(sl_core *c)
   }
 }
 
+/* CPU of @p node that a GPU operator leaves to the CPU operators: half,
+ * where one of them may run there. GPU operators are placed first, and
+ * one that asks for 2 CPUs with each GPU took every CPU of nodes of 8 GPUs
+ * and 4 to 8 CPUs: no CPU operator could be placed (zoo case 23). */
+static double cpu_kept(const sl_core *c, int op, int node)
+{
+  if (!(c->plan->ops[op].gpu > 0) || !(c->plan->ops[op].cpu > 0))
+    return 0;
+  for (int i = 0; i < c->nops; i++)
+    if (!(c->plan->ops[i].gpu > 0) && node_suits(c, i, node))
+      return 0.5 * c->nodes[node].cpu_total;
+  return 0;
+}
+
+/* Whether operator @p op may take a position on @p node: the node suits
+ * it and still has the CPU it asks for, beyond what is kept for the CPU
+ * operators unless @p all. */
+static bool position_fits(const sl_core *c, int op, int node, const double *cpu_left, bool all)
+{
+  double kept = all ? 0 : cpu_kept(c, op, node);
+  return node_suits(c, op, node) && c->plan->ops[op].cpu <= cpu_left[node] - kept + EPS;
+}
+
 /* The next operator of @p ops, in rotation from @p *rot, that may run on
- * @p node (accelerator pins) and has fewer than its concurrency cap of
- * instances (@p placed); -1 when none may. Without pins or caps this deals
- * the positions out round-robin, as before. */
-static int next_allowed(const sl_core *c, const int *ops, int nops, int *rot, int node, const int *placed)
+ * @p node (accelerator pins), whose CPU request the node still has
+ * (@p cpu_left: a GPU operator that also asks for CPU on a GPU-only node
+ * never fits, and the partitions routed to it wait there forever) and has
+ * fewer than its concurrency cap of instances (@p placed); -1 when none
+ * may. Without pins, caps or such nodes this deals the positions out
+ * round-robin, as before. */
+static int next_allowed(const sl_core *c, const int *ops, int nops, int *rot, int node, const double *cpu_left,
+                        const int *placed)
 {
   for (int k = 0; k < nops; k++) {
     int op = ops[(*rot + k) % nops];
     int cap = c->plan->ops[op].concurrency;
-    if (sl__op_allowed(c, node, op) && (cap <= 0 || placed[op] < cap)) {
+    if (position_fits(c, op, node, cpu_left, false) && (cap <= 0 || placed[op] < cap)) {
       *rot = (*rot + k + 1) % nops;
       return op;
     }
   }
   return -1;
 }
+
+static int index_of(const int *ops, int nops, int op)
+{
+  for (int k = 0; k < nops; k++)
+    if (ops[k] == op)
+      return k;
+  return 0;
+}
+
+/* Reserves each operator of @p ops its first instance before the others
+ * are dealt out (@p seed_op[j]: the operator reserved position j, or -1),
+ * the operators with the fewest positions that fit them first. Dealt out
+ * in rotation alone, the positions of the nodes that suit a GPU operator
+ * that also needs CPU (the only ones with both) went to other operators,
+ * and the job could not be placed. With no pins and equal requests this
+ * reserves positions 0, 1, ... in order: the rotation's own choice. */
+static void seed_first_instances(const sl_core *c, const int *ops, int nops, const int *node_of, int npos,
+                                 double *cpu_left, int *seed_op)
+{
+  int fitting[SL_MAX_OPS], order[SL_MAX_OPS];
+  for (int j = 0; j < npos; j++)
+    seed_op[j] = -1;
+  for (int k = 0; k < nops; k++) {
+    fitting[k] = 0;
+    for (int j = 0; j < npos; j++)
+      fitting[k] += position_fits(c, ops[k], node_of[j], cpu_left, false);
+    order[k] = k;
+  }
+  for (int a = 1; a < nops; a++) /* stable: ties keep the operators' order */
+    for (int b = a; b > 0 && fitting[order[b]] < fitting[order[b - 1]]; b--) {
+      int t = order[b];
+      order[b] = order[b - 1];
+      order[b - 1] = t;
+    }
+  for (int k = 0; k < nops; k++) {
+    int op = ops[order[k]];
+    /* within what is kept for the CPU operators if it can, else not */
+    for (int all = 0, j = npos; all < 2 && j == npos; all++)
+      for (j = 0; j < npos; j++)
+        if (seed_op[j] < 0 && position_fits(c, op, node_of[j], cpu_left, all)) {
+          seed_op[j] = op;
+          if (c->plan->ops[op].gpu > 0)
+            cpu_left[node_of[j]] -= c->plan->ops[op].cpu;
+          break;
+        }
+  }
+}
+
+static bool partial_batches_overflow(const sl_core *c, const placement *p, int op);
 
 /* Places instances on the alive nodes: GPU operators first (they may take
  * CPU too), then the CPU operators on what CPU is left. */
@@ -134,10 +228,12 @@ static int place(sl_core *c)
     max += c->nodes[n].nslots;
   instance *inst = calloc(max > 0 ? max : 1, sizeof *inst);
   int *node_of = malloc(sizeof(int) * (max > 0 ? max : 1));
+  int *seed_op = malloc(sizeof(int) * (max > 0 ? max : 1));
   double *cpu_left = malloc(sizeof(double) * c->nnodes);
-  if (!inst || !node_of || !cpu_left) {
+  if (!inst || !node_of || !seed_op || !cpu_left) {
     free(inst);
     free(node_of);
+    free(seed_op);
     free(cpu_left);
     return SL_ENOMEM;
   }
@@ -153,22 +249,30 @@ static int place(sl_core *c)
     if (nops == 0)
       continue;
     int npos = class_positions(c, gpu, cpu_left, node_of, max - ninst);
+    seed_first_instances(c, ops, nops, node_of, npos, cpu_left, seed_op);
     for (int j = 0, rot = 0; j < npos; j++) {
-      int op = next_allowed(c, ops, nops, &rot, node_of[j], placed);
-      if (op < 0)
+      int op = seed_op[j];
+      if (op >= 0) /* reserved: its CPU is already off cpu_left */
+        rot = (index_of(ops, nops, op) + 1) % nops;
+      else if ((op = next_allowed(c, ops, nops, &rot, node_of[j], cpu_left, placed)) < 0)
         continue; /* no operator of the class may run on this node */
+      else if (gpu)
+        cpu_left[node_of[j]] -= c->plan->ops[op].cpu;
       placed[op]++;
       inst[ninst].op = op;
       inst[ninst].node = node_of[j];
       inst[ninst].busy = SL_NONE;
-      if (gpu)
-        cpu_left[node_of[j]] -= c->plan->ops[op].cpu;
       ninst++;
     }
   }
   /* group by operator so an operator's instances are a contiguous range */
   instance *sorted = calloc(ninst > 0 ? ninst : 1, sizeof *sorted);
-  if (!sorted) {
+  p->on_node = calloc((size_t)c->nops * (size_t)(c->nnodes > 0 ? c->nnodes : 1), sizeof *p->on_node);
+  free(seed_op);
+  if (!sorted || !p->on_node) {
+    free(sorted);
+    free(p->on_node);
+    p->on_node = NULL;
     free(inst);
     free(node_of);
     free(cpu_left);
@@ -178,8 +282,10 @@ static int place(sl_core *c)
   for (int op = 0; op < c->nops; op++) {
     p->first[op] = k;
     for (int j = 0; j < ninst; j++)
-      if (inst[j].op == op)
+      if (inst[j].op == op) {
         sorted[k++] = inst[j];
+        p->on_node[op * c->nnodes + inst[j].node]++;
+      }
     p->count[op] = k - p->first[op];
     p->rr[op] = 0;
   }
@@ -188,6 +294,8 @@ static int place(sl_core *c)
   free(cpu_left);
   p->inst = sorted;
   p->ninst = ninst;
+  for (int op = 0; op < c->nops; op++)
+    p->batch_at_a_time[op] = partial_batches_overflow(c, p, op);
   adopt_running(c);
   return 0;
 }
@@ -218,17 +326,62 @@ static int channel_capacity(const sl_core *c, int op)
   return cap;
 }
 
-/* The instance of op + 1 that @p op's next partition goes to: the one sent
- * the fewest rows, the first from the round-robin pointer on a tie (with
- * partitions of equal size, plain round-robin). */
-static instance *route_target(const sl_core *c, int op)
+/* Rows waiting in the channel of @p in. */
+static int64_t channel_rows(const sl_core *c, const instance *in)
+{
+  int64_t rows = 0;
+  for (uint32_t k = 0; k < sl__idq_len(&in->chan); k++)
+    rows += c->parts[sl__idq_at(&in->chan, k)].rows;
+  return rows;
+}
+
+/* Whether a batch each for every instance of batch operator @p op takes
+ * more than half the stores of the nodes its producer runs on, where its
+ * input waits: rows spread over every instance then fill those stores with
+ * partial batches before any instance has a whole one (528 instances of a
+ * 64-row batch operator, zoo case 90, and 40 of a 32-row one fed from
+ * five small stores, case 107: the producers waited on full stores and
+ * nothing ran). */
+static bool partial_batches_overflow(const sl_core *c, const placement *p, int op)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  if (o->batch_size <= 0 || op < 1)
+    return false;
+  double stores = 0;
+  for (int n = 0; n < c->nnodes; n++)
+    if (c->nodes[n].alive && p->on_node[(op - 1) * c->nnodes + n] > 0)
+      stores += c->nodes[n].store_budget;
+  double every_instance_a_batch = (double)p->count[op] * (double)o->batch_size;
+  /* with fewer rows than that, spread rows run in parallel as partial
+   * batches once the producer is done: filled one at a time, the 552 rows
+   * of zoo case 123 made three tasks of up to 256 rows for 128 slots */
+  return every_instance_a_batch * o->in_row_bytes > 0.5 * stores &&
+         sl_plan_rows_in(c->plan, op) >= every_instance_a_batch;
+}
+
+/* The instance of op + 1 that @p op's next partition, of @p rows rows,
+ * goes to: where partial batches would overflow the stores, the last one
+ * while its channel holds part of a batch that the partition does not
+ * overfill; else the one sent the fewest rows, the first from the
+ * round-robin pointer on a tie (with partitions of equal size, plain
+ * round-robin, which keeps every instance's channel deep: filling one
+ * batch at a time left video's GPUs idle 6% of the time). */
+static instance *route_target(const sl_core *c, int op, int64_t rows)
 {
   placement *p = pl(c);
   int next = op + 1;
   uint32_t n = (uint32_t)p->count[next];
   if (n == 0)
     return NULL;
-  instance *base = &p->inst[p->first[next]], *best = &base[p->rr[op] % n];
+  instance *base = &p->inst[p->first[next]];
+  if (p->rr[op] > 0 && p->batch_at_a_time[next]) {
+    instance *last = &base[(p->rr[op] - 1) % n];
+    int64_t queued = channel_rows(c, last);
+    if (queued > 0 && queued + rows <= c->plan->ops[next].batch_size &&
+        (int)sl__idq_len(&last->chan) < channel_capacity(c, next))
+      return last;
+  }
+  instance *best = &base[p->rr[op] % n];
   for (uint32_t k = 1; k < n; k++) {
     instance *in = &base[(p->rr[op] + k) % n];
     if (in->rows_routed < best->rows_routed)
@@ -253,23 +406,54 @@ void sl__static_emitted(sl_core *c, double now, sl__task *t, sl_part_id pid)
     sl__enqueue_part(c, pid);
     return;
   }
-  instance *in = route_target(c, part->op);
+  instance *in = route_target(c, part->op, part->rows);
   if (!in)
     return; /* no instance now: placed again on the next cluster change */
+  placement *p = pl(c);
+  int next = part->op + 1;
+  if (p->rr[part->op] > 0 && p->batch_at_a_time[next]) {
+    /* the last one gets no more for now: it runs what it holds */
+    instance *last = &p->inst[p->first[next] + (p->rr[part->op] - 1) % (uint32_t)p->count[next]];
+    last->sealed |= last != in && !sl__idq_empty(&last->chan);
+  }
   sl__enqueue_id(c, &in->chan, pid);
   part->in_queue = 1;
   in->rows_routed += (double)part->rows;
-  placement *p = pl(c);
-  p->rr[part->op] = (uint32_t)(in - &p->inst[p->first[part->op + 1]]) + 1;
+  p->rr[part->op] = (uint32_t)(in - &p->inst[p->first[next]]) + 1;
+}
+
+/* Store room on @p node that the emissions of @p op leave free: one
+ * output partition for every task running there of each operator after
+ * it (but the last, whose outputs leave for the sink), up to a quarter
+ * of the store. Channels alone bound a node's partitions by its consumers'
+ * instances, and sixteen instances of a batch operator with channels of
+ * eight 64 MB partitions take more than a 4 GB store: the sources filled
+ * every store, the consumers that had started could not store a single
+ * output, and the job crept through the liveness rule one spilled
+ * partition at a time (zoo case 90). Room for every instance placed
+ * there, or up to half the store, left the sources of case 106 half their
+ * store of 1 MB partitions and made the job 30% slower. */
+#define DOWNSTREAM_ROOM_SHARE 0.25
+
+static double downstream_room(const sl_core *c, int op, int node)
+{
+  double room = 0;
+  for (int k = op + 1; k + 1 < c->nops; k++) {
+    const sl__op *s = &c->ops[k];
+    double part = fmin(c->plan->target_partition_bytes, s->est_out_bytes / fmax(1, s->est_out_parts));
+    room += c->nodes[node].op_running[k] * part;
+  }
+  return fmin(room, DOWNSTREAM_ROOM_SHARE * c->nodes[node].store_budget);
 }
 
 int sl__static_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate *fate)
 {
   (void)now;
-  instance *in = feeds_shuffle(c, t->op) ? NULL : route_target(c, t->op);
+  int64_t rows = llround(bytes / fmax(c->plan->ops[t->op].out_row_bytes, 1));
+  instance *in = feeds_shuffle(c, t->op) ? NULL : route_target(c, t->op, rows > 0 ? rows : 1);
   if (in && (int)sl__idq_len(&in->chan) >= channel_capacity(c, t->op + 1) && !t->spill_next)
     return SL_EAGAIN; /* the channel is full: backpressure */
-  return sl__admit_memory(c, t, bytes, fate);
+  return sl__admit_memory_keeping(c, t, bytes, downstream_room(c, t->op, t->node), fate);
 }
 
 /* Partitions still waiting in channels, to be routed again after placing. */
@@ -326,7 +510,8 @@ static void skip_lost(sl_core *c, instance *in)
 }
 
 /* Rows waiting in the channel, and whether they make a batch to run: a
- * batch operator waits for a full batch unless nothing more will come. */
+ * batch operator waits for a full batch unless nothing more will come
+ * (its upstream is done, or its router has moved on to the next one). */
 static bool channel_ready(const sl_core *c, const instance *in)
 {
   const sl_pop *o = &c->plan->ops[in->op];
@@ -334,10 +519,8 @@ static bool channel_ready(const sl_core *c, const instance *in)
     return false;
   if (o->batch_size <= 0)
     return true;
-  int64_t rows = 0;
-  for (uint32_t k = 0; k < sl__idq_len(&in->chan); k++)
-    rows += c->parts[sl__idq_at(&in->chan, k)].rows;
-  return rows >= o->batch_size || sl__op_drained(c, in->op - 1) ||
+  int64_t rows = channel_rows(c, in);
+  return rows >= o->batch_size || in->sealed || sl__op_drained(c, in->op - 1) ||
          (int)sl__idq_len(&in->chan) >= channel_capacity(c, in->op);
 }
 
@@ -389,6 +572,7 @@ static sl_task_id next_channel_task(sl_core *c, instance *in)
     rows += part->rows;
   }
   mix_splits(c, take, n);
+  in->sealed = false;
   sl_task_id id = sl__task_new(c, in->op, take, n, -1);
   for (int i = 0; id != SL_NONE && i < n; i++)
     c->parts[take[i]].consumer = id;

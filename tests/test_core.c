@@ -451,6 +451,140 @@ static void test_static_routes_rows_evenly(void **state)
   }
 }
 
+/* Two node groups for the static placement: @p gpu_only nodes of 2 GPUs
+ * and no CPU, and one node of 4 CPUs and 1 GPU. */
+static void gpu_only_and_mixed(sl_cluster *cl, int gpu_only)
+{
+  memset(cl, 0, sizeof *cl);
+  snprintf(cl->name, sizeof cl->name, "gpu-only+mixed");
+  cl->ngroups = 2;
+  for (int g = 0; g < 2; g++) {
+    sl_node_group *n = &cl->groups[g];
+    snprintf(n->name, sizeof n->name, g == 0 ? "gpu-only" : "mixed");
+    n->count = g == 0 ? gpu_only : 1;
+    n->cpu = g == 0 ? 0 : 4;
+    n->gpu = g == 0 ? 2 : 1;
+    n->memory_bytes = 1e9;
+    n->store_bytes = 200 * MB;
+    n->cpu_speed = n->gpu_speed = 1;
+    n->nic_bps = 1.25e9;
+  }
+  assert_int_equal(sl_cluster_expand(cl), 0);
+}
+
+/* Bug: static placement dealt GPU positions out by the largest GPU request
+ * and never asked whether a node had the CPU an operator also needs. A
+ * GPU operator that asks for a CPU got instances on GPU-only nodes, which
+ * never ran: half of its input waited there for ever (zoo case 68), or
+ * the node of 1 GPU got no position and the job could not be placed at all
+ * (zoo case 102). Every row must reach the sink, under both static models,
+ * and the operator must run only where it fits. */
+static void test_static_places_gpu_operators_where_they_fit(void **state)
+{
+  (void)state;
+  const char *models[] = {"static", "stream"};
+  for (int m = 0; m < 2; m++)
+    for (int gpu_only = 1; gpu_only <= 3; gpu_only++) {
+      sl_workload w = {0};
+      w.target_partition_bytes = 4 * MB;
+      sl_op_spec *src = add_op(&w, "read", SL_OP_SOURCE, 1, 0);
+      src->tasks = 12;
+      src->rows_per_task = 4;
+      src->out_row_bytes = 1 * MB;
+      src->time_per_row = 0.01;
+      sl_op_spec *big = add_op(&w, "big", SL_OP_MAP, 0, 2); /* only the GPU-only nodes have 2 */
+      big->time_per_row = 0.02;
+      sl_op_spec *needs_cpu = add_op(&w, "needs-cpu", SL_OP_MAP, 1, 0.5); /* only the mixed node */
+      needs_cpu->time_per_row = 0.02;
+      sl_plan plan;
+      build(&plan, &w);
+      sl_cluster cl;
+      gpu_only_and_mixed(&cl, gpu_only);
+      sl_core_opts o = model(models[m]);
+      harness h = {0};
+      assert_true(h_run(&h, &plan, &cl, &o, 1e4) > 0);
+      assert_float_equal(h_delivered(&h), 48, 1e-9);
+      for (size_t k = 0; k < h.ntasks; k++)
+        if (h.tasks[k].op == 2)
+          assert_int_equal(h.tasks[k].node, gpu_only); /* the mixed node */
+      h_free(&h);
+      sl_cluster_free(&cl);
+    }
+}
+
+/* Bug: a GPU operator that asks for 2 CPUs with each GPU took every CPU of
+ * nodes of 8 GPUs and 8 CPUs before the CPU operators were placed, and the
+ * job could not be placed (zoo case 23). It now leaves them half. */
+static void test_static_leaves_cpu_to_cpu_operators(void **state)
+{
+  (void)state;
+  sl_workload w = {0};
+  w.target_partition_bytes = 4 * MB;
+  sl_op_spec *src = add_op(&w, "read", SL_OP_SOURCE, 2, 0);
+  src->tasks = 16;
+  src->rows_per_task = 4;
+  src->out_row_bytes = 1 * MB;
+  src->time_per_row = 0.01;
+  sl_op_spec *g = add_op(&w, "explode", SL_OP_MAP, 2, 1);
+  g->time_per_row = 0.02;
+  sl_op_spec *t = add_op(&w, "clean", SL_OP_MAP, 4, 0);
+  t->time_per_row = 0.02;
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  many_nodes(&cl, 2, 8, 8, 200 * MB);
+  sl_core_opts o = model("static");
+  harness h = {0};
+  assert_true(h_run(&h, &plan, &cl, &o, 1e4) > 0);
+  assert_float_equal(h_delivered(&h), 64, 1e-9);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
+/* Bug: static routing sent each partition to the instance sent the fewest
+ * rows, so with many instances of a batch operator every channel held
+ * part of a batch and none ran. Sources filled every store with them,
+ * paused, and the job crept on through the liveness rule one spilled
+ * partition at a time: zoo case 90 stopped at its time limit, 130 times
+ * its bound. A batch operator's channel now fills one batch at a time,
+ * and a partial batch runs once the router moves on. */
+static void test_static_fills_batches_under_memory_pressure(void **state)
+{
+  (void)state;
+  const char *models[] = {"static", "stream"};
+  for (int m = 0; m < 2; m++) {
+    sl_workload w = {0};
+    w.target_partition_bytes = 4 * MB;
+    sl_op_spec *src = add_op(&w, "gen", SL_OP_SOURCE, 1, 0);
+    src->tasks = 32;
+    src->rows_per_task = 16;
+    src->out_row_bytes = 1 * MB; /* partitions of 4 rows */
+    src->time_per_row = 0.05;
+    sl_op_spec *b = add_op(&w, "batch", SL_OP_MAP_BATCHES, 0.25, 0);
+    b->batch_size = 16; /* four partitions a batch */
+    b->time_per_row = 0.01;
+    b->out_row_bytes = 2 * MB;
+    sl_op_spec *f = add_op(&w, "filter", SL_OP_MAP, 1, 0);
+    f->time_per_row = 0.01;
+    f->rows_out_per_row = 0.25;
+    sl_plan plan;
+    build(&plan, &w);
+    sl_cluster cl;
+    many_nodes(&cl, 2, 16, 0, 48 * MB); /* a store holds 12 partitions */
+    sl_bound b_;
+    assert_true(sl_bound_compute(&plan, &cl, &b_) >= 0);
+    sl_core_opts o = model(models[m]);
+    harness h = {0};
+    double jct = h_run(&h, &plan, &cl, &o, 1e4);
+    fprintf(stderr, "  %s: %.2f s, bound %.2f s\n", models[m], jct, b_.jct_s);
+    assert_true(jct > 0);
+    assert_float_equal(h_delivered(&h), 128, 1e-9);
+    assert_true(jct < 4 * b_.jct_s);
+    h_free(&h);
+    sl_cluster_free(&cl);
+  }
+}
+
 /* read -> frames (each row into 16) -> embed on three nodes of unequal
  * speed, each store ten target partitions: a frames task emits 64 MB, more
  * than a node's store. */
@@ -1231,6 +1365,9 @@ int main(void)
     cmocka_unit_test(test_lineage_recovers_lost_partitions),
     cmocka_unit_test(test_all_to_all),
     cmocka_unit_test(test_static_routes_rows_evenly),
+    cmocka_unit_test(test_static_places_gpu_operators_where_they_fit),
+    cmocka_unit_test(test_static_leaves_cpu_to_cpu_operators),
+    cmocka_unit_test(test_static_fills_batches_under_memory_pressure),
     cmocka_unit_test(test_expanding_operator_does_not_starve),
     cmocka_unit_test(test_streaming_plus),
     cmocka_unit_test(test_kill_is_the_cores_choice),
