@@ -437,13 +437,23 @@ static bool waits_to_amortise(const sl_core *c, int op)
 
 static double useful_instances(const sl_core *c, int i);
 
-/* streaming-plus: the rows a task of a batch operator whose batches cost
- * time should take. Whole batches while there are at least as many of them
- * left as slots to run them; fewer rows once there are not, so every slot
- * gets a share (the bound's critical path assumes as much: zoo case 197's
- * last 55 batches of 256 rows ran 47 s each on 30 of 122 GPUs). Never
- * below the rows that make the batch's fixed time half the work. 0: not
- * such an operator, or not streaming-plus. */
+/* streaming-plus: the rows a task of batch operator @p op whose batches
+ * cost time should take, with @p left rows of its input still to launch
+ * (batch_share_rows), and now (batch_rows_wanted). Whole batches while
+ * there are at least as many of them left as slots to run them; fewer
+ * rows once there are not, so every slot gets a share (the bound's
+ * critical path assumes as much: zoo case 197's last 55 batches of 256
+ * rows ran 47 s each on 30 of 122 GPUs). Never below the rows that make
+ * the batch's fixed time half the work. batch_rows_wanted() is 0 for an
+ * operator that is not such, or outside streaming-plus. */
+static double batch_share_rows(const sl_core *c, int op, double left)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  double share = ceil(left / useful_instances(c, op));
+  double floor_rows = o->time_per_row > 0 ? ceil(o->time_per_batch / o->time_per_row) : o->batch_size;
+  return fmin(o->batch_size, fmax(share, floor_rows));
+}
+
 static int64_t batch_rows_wanted(const sl_core *c, int op)
 {
   const sl_pop *o = &c->plan->ops[op];
@@ -451,10 +461,7 @@ static int64_t batch_rows_wanted(const sl_core *c, int op)
       o->kind == SL_OP_ALL_TO_ALL)
     return 0;
   double expected = (double)c->plan->source_rows * c->plan->ops[op - 1].alpha_rows;
-  double left = expected - (double)c->ops[op].rows_launched;
-  double share = ceil(left / useful_instances(c, op));
-  double floor_rows = o->time_per_row > 0 ? ceil(o->time_per_batch / o->time_per_row) : o->batch_size;
-  double rows = fmin(o->batch_size, fmax(share, floor_rows));
+  double rows = batch_share_rows(c, op, expected - (double)c->ops[op].rows_launched);
   return rows >= 1 ? (int64_t)rows : 1;
 }
 
@@ -943,12 +950,12 @@ static double slowest_speed(const sl_core *c, int i)
 }
 
 /* Rows that amortise a consumer's fixed time @p fixed per task: the cut
- * the bound found for its time per task, else ten times the fixed time's
- * worth of rows. */
+ * the bound found (its task times count the fixed times per task and per
+ * batch alike), else ten times the fixed time's worth of rows. */
 static double amortising_rows(const sl_core *c, int i, double fixed)
 {
   const sl_pop *o = &c->plan->ops[i];
-  if (c->ops[i].task_rows > 0 && o->time_per_task >= fixed)
+  if (c->ops[i].task_rows > 0) /* the cut's task time counts every fixed cost */
     return c->ops[i].task_rows;
   return sl_plan_amortising_rows(fixed, o->time_per_row);
 }
@@ -971,8 +978,11 @@ static double fine_partition_bytes(const sl_core *c, int i, bool last_wave)
   }
   double slots = useful_instances(c, i) + useful_instances(c, i + 1);
   rows = fmin(rows, floor(c->alive_store / (4 * slots * row_bytes)));
+  /* its tasks take a batch, or a share of one where batches cost time
+   * and there are fewer than slots (zoo case 45: partitions of 260 rows
+   * for tasks that wanted 45, 38.8% of the bound; 54.2% with 45) */
   if (next->batch_size > 0 && !sl__batch_free(c, i + 1))
-    rows = fmax(rows, next->batch_size); /* its tasks fill a batch anyway */
+    rows = fmax(rows, batch_share_rows(c, i + 1, rows_in));
   return fmax(rows, 1) * row_bytes;
 }
 
