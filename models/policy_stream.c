@@ -41,7 +41,6 @@ typedef struct {
   int ninst;
   int first[SL_MAX_OPS], count[SL_MAX_OPS];
   uint32_t rr[SL_MAX_OPS]; /* next instance of op+1 for op's outputs */
-  int *on_node;     /* instances of op on node: on_node[op * nnodes + node] */
   bool batch_at_a_time[SL_MAX_OPS]; /* partial_batches_overflow(), as placed */
   sl__idq pending;  /* source splits still to run */
   bool *committed;  /* per split, as of the last checkpoint */
@@ -61,9 +60,7 @@ static void free_instances(placement *p)
   for (int i = 0; i < p->ninst; i++)
     sl__idq_free(&p->inst[i].chan);
   free(p->inst);
-  free(p->on_node);
   p->inst = NULL;
-  p->on_node = NULL;
   p->ninst = 0;
 }
 
@@ -214,7 +211,7 @@ static void seed_first_instances(const sl_core *c, const int *ops, int nops, con
   }
 }
 
-static bool partial_batches_overflow(const sl_core *c, const placement *p, int op);
+static bool partial_batches_overflow(const sl_core *c, const placement *p, const int *on_node, int op);
 
 /* Places instances on the alive nodes: GPU operators first (they may take
  * CPU too), then the CPU operators on what CPU is left. */
@@ -267,12 +264,12 @@ static int place(sl_core *c)
   }
   /* group by operator so an operator's instances are a contiguous range */
   instance *sorted = calloc(ninst > 0 ? ninst : 1, sizeof *sorted);
-  p->on_node = calloc((size_t)c->nops * (size_t)(c->nnodes > 0 ? c->nnodes : 1), sizeof *p->on_node);
+  /* instances of op on node: on_node[op * nnodes + node] */
+  int *on_node = calloc((size_t)c->nops * (size_t)(c->nnodes > 0 ? c->nnodes : 1), sizeof *on_node);
   free(seed_op);
-  if (!sorted || !p->on_node) {
+  if (!sorted || !on_node) {
     free(sorted);
-    free(p->on_node);
-    p->on_node = NULL;
+    free(on_node);
     free(inst);
     free(node_of);
     free(cpu_left);
@@ -284,7 +281,7 @@ static int place(sl_core *c)
     for (int j = 0; j < ninst; j++)
       if (inst[j].op == op) {
         sorted[k++] = inst[j];
-        p->on_node[op * c->nnodes + inst[j].node]++;
+        on_node[op * c->nnodes + inst[j].node]++;
       }
     p->count[op] = k - p->first[op];
     p->rr[op] = 0;
@@ -295,7 +292,8 @@ static int place(sl_core *c)
   p->inst = sorted;
   p->ninst = ninst;
   for (int op = 0; op < c->nops; op++)
-    p->batch_at_a_time[op] = partial_batches_overflow(c, p, op);
+    p->batch_at_a_time[op] = partial_batches_overflow(c, p, on_node, op);
+  free(on_node);
   adopt_running(c);
   return 0;
 }
@@ -342,14 +340,14 @@ static int64_t channel_rows(const sl_core *c, const instance *in)
  * 64-row batch operator, zoo case 90, and 40 of a 32-row one fed from
  * five small stores, case 107: the producers waited on full stores and
  * nothing ran). */
-static bool partial_batches_overflow(const sl_core *c, const placement *p, int op)
+static bool partial_batches_overflow(const sl_core *c, const placement *p, const int *on_node, int op)
 {
   const sl_pop *o = &c->plan->ops[op];
   if (o->batch_size <= 0 || op < 1)
     return false;
   double stores = 0;
   for (int n = 0; n < c->nnodes; n++)
-    if (c->nodes[n].alive && p->on_node[(op - 1) * c->nnodes + n] > 0)
+    if (c->nodes[n].alive && on_node[(op - 1) * c->nnodes + n] > 0)
       stores += c->nodes[n].store_budget;
   double every_instance_a_batch = (double)p->count[op] * (double)o->batch_size;
   /* with fewer rows than that, spread rows run in parallel as partial
@@ -357,6 +355,14 @@ static bool partial_batches_overflow(const sl_core *c, const placement *p, int o
    * of zoo case 123 made three tasks of up to 256 rows for 128 slots */
   return every_instance_a_batch * o->in_row_bytes > 0.5 * stores &&
          sl_plan_rows_in(c->plan, op) >= every_instance_a_batch;
+}
+
+/* The instance of op + 1 that @p op's last partition went to; NULL before
+ * the first. */
+static instance *last_routed(const placement *p, int op)
+{
+  uint32_t n = (uint32_t)p->count[op + 1];
+  return p->rr[op] > 0 && n > 0 ? &p->inst[p->first[op + 1] + (p->rr[op] - 1) % n] : NULL;
 }
 
 /* The instance of op + 1 that @p op's next partition, of @p rows rows,
@@ -373,9 +379,8 @@ static instance *route_target(const sl_core *c, int op, int64_t rows)
   uint32_t n = (uint32_t)p->count[next];
   if (n == 0)
     return NULL;
-  instance *base = &p->inst[p->first[next]];
-  if (p->rr[op] > 0 && p->batch_at_a_time[next]) {
-    instance *last = &base[(p->rr[op] - 1) % n];
+  instance *base = &p->inst[p->first[next]], *last = last_routed(p, op);
+  if (last && p->batch_at_a_time[next]) {
     int64_t queued = channel_rows(c, last);
     if (queued > 0 && queued + rows <= c->plan->ops[next].batch_size &&
         (int)sl__idq_len(&last->chan) < channel_capacity(c, next))
@@ -411,11 +416,9 @@ void sl__static_emitted(sl_core *c, double now, sl__task *t, sl_part_id pid)
     return; /* no instance now: placed again on the next cluster change */
   placement *p = pl(c);
   int next = part->op + 1;
-  if (p->rr[part->op] > 0 && p->batch_at_a_time[next]) {
-    /* the last one gets no more for now: it runs what it holds */
-    instance *last = &p->inst[p->first[next] + (p->rr[part->op] - 1) % (uint32_t)p->count[next]];
-    last->sealed |= last != in && !sl__idq_empty(&last->chan);
-  }
+  instance *last = last_routed(p, part->op);
+  if (last && last != in && p->batch_at_a_time[next])
+    last->sealed |= !sl__idq_empty(&last->chan); /* it gets no more for now: it runs what it holds */
   sl__enqueue_id(c, &in->chan, pid);
   part->in_queue = 1;
   in->rows_routed += (double)part->rows;

@@ -28,31 +28,12 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$sluice" zoo --seed 1 --count 145 --out "$tmp/zoo" --quiet || { echo "FAIL zoo"; exit 1; }
 for n in 031 040 045 056 120 145; do
-  w=$tmp/zoo/case-$n
-  "$sluice" sim "$w.ini" --cluster "$w.cluster.ini" --model streaming-plus --spill-bandwidth 500MB/s \
-    --no-tasks --quiet --out "$tmp/run-$n" >/dev/null 2>&1
-  pct=$(summary_field "$tmp/run-$n" pct_of_bound)
-  echo "case $n: ${pct:-none}% of the bound"
-  check "case $n reaches 40% of its bound" awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 40) }'
+  zoo_case_reaches "$tmp/zoo/case-$n" streaming-plus 40 "$tmp/run-$n"
 done
-w=$tmp/zoo/case-024
-"$sluice" sim "$w.ini" --cluster "$w.cluster.ini" --model streaming-plus --spill-bandwidth 500MB/s \
-  --no-tasks --quiet --out "$tmp/run-024" >/dev/null 2>&1
-pct=$(summary_field "$tmp/run-024" pct_of_bound)
-echo "case 024: ${pct:-none}% of the bound"
-check "case 024 reaches 90% of its bound" awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 90) }'
+zoo_case_reaches "$tmp/zoo/case-024" streaming-plus 90 "$tmp/run-024"
 
 "$sluice" zoo --seed 7 --count 18 --out "$tmp/zoo7" --quiet || { echo "FAIL zoo seed 7"; exit 1; }
-w=$tmp/zoo7/case-018
-"$sluice" sim "$w.ini" --cluster "$w.cluster.ini" --model streaming-plus --spill-bandwidth 500MB/s \
-  --no-tasks --quiet --out "$tmp/run7-018" >/dev/null 2>&1
-pct=$(summary_field "$tmp/run7-018" pct_of_bound)
-echo "seed 7 case 018: ${pct:-none}% of the bound"
-check "seed 7 case 018 reaches 40% of its bound" awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 40) }'
+zoo_case_reaches "$tmp/zoo7/case-018" streaming-plus 40 "$tmp/run7-018"
 # the paper's policy had the same defect in its store check: 9.9%
-"$sluice" sim "$w.ini" --cluster "$w.cluster.ini" --model streaming --spill-bandwidth 500MB/s \
-  --no-tasks --quiet --out "$tmp/run7-018s" >/dev/null 2>&1
-pct=$(summary_field "$tmp/run7-018s" pct_of_bound)
-echo "seed 7 case 018 under streaming: ${pct:-none}% of the bound"
-check "seed 7 case 018 under streaming reaches 40% of its bound" awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 40) }'
+zoo_case_reaches "$tmp/zoo7/case-018" streaming 40 "$tmp/run7-018s"
 exit $((fails > 0))

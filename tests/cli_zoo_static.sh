@@ -22,13 +22,6 @@ trap 'rm -rf "$tmp"' EXIT
 "$sluice" zoo --seed 1 --count 107 --out "$tmp/zoo" --quiet || { echo "FAIL zoo"; exit 1; }
 for run in 090:static 090:stream 107:static 068:stream; do
   n=${run%%:*} m=${run#*:}
-  w=$tmp/zoo/case-$n
-  "$sluice" sim "$w.ini" --cluster "$w.cluster.ini" --model "$m" --spill-bandwidth 500MB/s \
-    --no-tasks --quiet --out "$tmp/run-$n-$m" >/dev/null 2>&1
-  done_=$(summary_field "$tmp/run-$n-$m" complete)
-  pct=$(summary_field "$tmp/run-$n-$m" pct_of_bound)
-  echo "case $n under $m: complete ${done_:-none}, ${pct:-none}% of the bound"
-  check "case $n under $m completes" test "${done_:-0}" = 1
-  check "case $n under $m reaches 20% of its bound" awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 20) }'
+  zoo_case_reaches "$tmp/zoo/case-$n" "$m" 20 "$tmp/run-$n-$m"
 done
 exit $((fails > 0))
