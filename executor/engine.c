@@ -56,6 +56,7 @@ typedef struct {
   pthread_cond_t cv;
   bool has_next;       /* a LAUNCH waits for this worker */
   sl_decision next;
+  double next_launched_s; /* when the core handed it out: the slot is taken from then */
   input_ref *next_inputs; /* pinned when the LAUNCH came: the task has fetched them */
   bool busy;           /* running a task now */
   sl_task_id current;
@@ -232,6 +233,7 @@ static bool drain(engine *e, worker *self)
         unpin_inputs(e, w->next_inputs, w->next.ninputs);
       w->has_next = true;
       w->next = d;
+      w->next_launched_s = now_s(e);
       w->next_inputs = pin_inputs(e, &d);
       if (d.ninputs > 0 && !w->next_inputs)
         break; /* pin_inputs() failed the job */
@@ -358,6 +360,7 @@ typedef struct {
   double spread;   /* the order's spread factor when its charge is held, else 1 */
   /* the spill disk: outputs written, spilled inputs read back (seconds, bytes) */
   double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
+  double dispatch; /* from the core's LAUNCH to the worker starting it */
 } task_run;
 
 /* The core's books and the real buffers must agree byte for byte: the
@@ -415,6 +418,7 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
       if ((rc = sl_store_spill(e->store, pid, w->node, out, err, sizeof err)) < 0)
         fail_job(e, SL_EIO, "operator '%s' on node %d: %s", e->plan->ops[tr->op].name, w->node, err);
       tr->spill_write_s += now_s(e) - t0;
+      tr->start_abs += now_s(e) - t0; /* the disk's time comes on top of the charge, as in the simulator */
       tr->spill_write_bytes += bytes;
     }
     sl_rows_reset(out);
@@ -653,6 +657,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
       double t0 = now_s(e);
       rc = sl_store_read_spill(in[i].path, &loaded, err, sizeof err);
       tr->spill_read_s += now_s(e) - t0;
+      tr->start_abs += now_s(e) - t0; /* read before the work starts: not part of the charge */
       tr->spill_read_bytes += (double)sl_rows_bytes(&loaded);
       if (rc < 0) {
         pthread_mutex_lock(&e->lock);
@@ -706,7 +711,7 @@ static void record(worker *w, const sl_decision *d, const task_run *tr, double s
                       .speed = d->speed, .waited_s = tr->waited, .transfer_s = tr->transfer,
                       .spread = tr->spread, .fresh = d->fresh, .spill_write_s = tr->spill_write_s,
                       .spill_write_bytes = tr->spill_write_bytes, .spill_read_s = tr->spill_read_s,
-                      .spill_read_bytes = tr->spill_read_bytes};
+                      .spill_read_bytes = tr->spill_read_bytes, .dispatch_s = tr->dispatch};
   if (sl_recorder_task(w->e->rec, &r) < 0)
     fail_job(w->e, SL_ENOMEM, "out of memory recording task %u", d->task);
 }
@@ -732,11 +737,12 @@ static double receive_inputs(engine *e, const sl_decision *d, const input_ref *i
 }
 
 /* Runs one task; called without the lock, returns with it held. */
-static void run_task(worker *w, const sl_decision *d, input_ref *in)
+static void run_task(worker *w, const sl_decision *d, double launched, input_ref *in)
 {
   engine *e = w->e;
   task_run tr = {.id = d->task, .op = d->op};
   double start = now_s(e);
+  tr.dispatch = fmax(0, start - launched);
   sl_rows out;
   sl_rows_init(&out);
   int rc = 0;
@@ -808,6 +814,7 @@ static void *worker_main(void *arg)
     if (e->stop)
       break;
     sl_decision d = w->next;
+    double launched = w->next_launched_s;
     input_ref *in = w->next_inputs;
     w->next_inputs = NULL;
     w->has_next = false;
@@ -824,7 +831,7 @@ static void *worker_main(void *arg)
     if (d.doomed)
       crash_at_start(e, w);
     pthread_mutex_unlock(&e->lock);
-    run_task(w, &d, in); /* returns with the lock held */
+    run_task(w, &d, launched, in); /* returns with the lock held */
     w->busy = false;
     drain(e, w);
   }

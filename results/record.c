@@ -618,7 +618,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
   const char *cols[] = {"task", "origin", "attempt", "op", "op_name", "node", "node_name", "slot", "start_s",
                         "end_s", "rows_in", "bytes_in", "rows_out", "bytes_out", "partitions_out",
                         "status", "speed", "waited_s", "transfer_s", "spread", "fresh", "spill_write_s",
-                        "spill_write_bytes", "spill_read_s", "spill_read_bytes", NULL};
+                        "spill_write_bytes", "spill_read_s", "spill_read_bytes", "dispatch_s", NULL};
   for (int i = 0; cols[i]; i++)
     field_str(&o, cols[i]);
   end_row(&o);
@@ -654,6 +654,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
     field_count(&o, t->spill_write_bytes);
     field_num(&o, t->spill_read_s);
     field_count(&o, t->spill_read_bytes);
+    field_num(&o, t->dispatch_s);
     end_row(&o);
   }
   free(names);

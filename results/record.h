@@ -40,6 +40,8 @@ typedef struct {
                           own time): what a calibration divides out */
   bool fresh;        /**< its slot's first task of the operator: it paid the set-up (time_setup,
                           or a real kernel's own start), which a calibration measures apart */
+  double dispatch_s; /**< from the core's LAUNCH to its start: the slot was taken but idle (a
+                          worker thread waking); the simulator starts at once (0) */
 } sl_task_record;
 
 /** @brief How the time spent spilling partitions enters a run's JCT. */

@@ -173,6 +173,20 @@ check "sim with calibrated costs" exits 0 "$sluice" sim fig9-small --memory 100M
 jct1=$(field "$tmp/run/summary.csv" jct_s)
 jct2=$(field "$tmp/cal/summary.csv" jct_s)
 check "calibrated JCT within 2% ($jct1 vs $jct2)" awk -v a="$jct1" -v b="$jct2" 'BEGIN{exit !(b > 0.98 * a && b < 1.02 * a)}'
+# a worker that woke late: the slot was the task's from the LAUNCH on, so
+# calibration charges the wait (dispatch_s) to the operator, per task
+mkdir -p "$tmp/late"
+awk -F, -v OFS=, 'NR==1{for(i=1;i<=NF;i++)if($i=="dispatch_s")c=i; print; next} {$c=0.01; print}' \
+  "$tmp/run/tasks.csv" >"$tmp/late/tasks.csv"
+"$sluice" calibrate "$tmp/late" -o "$tmp/late.costs" >/dev/null
+task_s() { # cost file, operator, rows: one task's time at speed 1
+  awk -F' = ' -v op="[$2]" -v rows="$3" '$0==op{t=1; next} /^\[/{t=0} t && /^time_per_task/{sub("s$","",$2); a=$2}
+    t && /^time_per_row/{sub("s$","",$2); b=$2} END{printf "%.6f", a + rows * b}' "$1"
+}
+trows=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["op_name"]=="transform"{print $h["rows_in"]; exit}' "$tmp/run/tasks.csv")
+t0=$(task_s "$tmp/run/costs.ini" transform "$trows") t1=$(task_s "$tmp/late.costs" transform "$trows")
+check "calibrate charges a late start to the task: $t0 s + 10 ms = $t1 s" \
+  awk -v a="$t0" -v b="$t1" 'BEGIN{exit !(b - a > 0.0099 && b - a < 0.0101)}'
 # set-up once per slot: charged to each slot's first task of the operator,
 # told apart by calibrate (the 'fresh' attempts), on the bound's path
 sed 's/^\[inference\]/&\ntime_setup = 1.5s/' workloads/fig9-small.ini >"$tmp/setup.ini"
