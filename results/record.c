@@ -437,7 +437,7 @@ static const char *summary_cols[] = {
   "faults_not_applied", "cpu_capacity_s", "cpu_busy_s", "cpu_idle_admission_s", "cpu_idle_backpressure_s",
   "cpu_idle_input_s", "cpu_idle_transfer_s", "cpu_idle_failure_s", "cpu_idle_packing_s", "gpu_capacity_s", "gpu_busy_s",
   "gpu_idle_admission_s", "gpu_idle_backpressure_s", "gpu_idle_input_s", "gpu_idle_transfer_s", "gpu_idle_failure_s",
-  "gpu_idle_packing_s", "output_check", NULL};
+  "gpu_idle_packing_s", "output_check", "startup_s", NULL};
 
 /* The capacity account's columns, in summary_cols' order. */
 static void field_time(csv_out *o, const sl_idle_breakdown *b)
@@ -517,6 +517,7 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   field_time(&o, &s->cpu_time);
   field_time(&o, &s->gpu_time);
   field_str(&o, s->output_check[0] ? s->output_check : "none");
+  field_num(&o, s->startup_s);
   end_row(&o);
   return sl_atomic_commit(&tmp, true, err, errlen);
 }

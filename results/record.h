@@ -95,6 +95,8 @@ typedef struct {
   char faults_not_applied[320]; /**< the scheduled ones that did not, and why
                                      (sl_fault_log_describe()); "" when none */
   sl_idle_breakdown cpu_time, gpu_time; /**< where the capacity went (sl_core_idle()) */
+  double startup_s; /**< the engine's own start, before the job's clock: the executor's GPU probe,
+                         kernel checks and worker threads; 0 in a simulation. Not in jct_s */
 } sl_summary;
 
 typedef struct sl_recorder_s sl_recorder;

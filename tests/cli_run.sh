@@ -25,6 +25,12 @@ check "the summary says complete" bash -c "awk -F, 'NR==1{for(i=1;i<=NF;i++)h[\$
 tasks=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["tasks"]}' out/summary.csv)
 check "one task row per attempt ($tasks)" test "$(($(wc -l <out/tasks.csv) - 1))" -eq "$tasks"
 check "no temporary files left" bash -c "! ls -a out | grep -q tmp"
+# the job's clock starts with the core: the engine's own start is reported
+# apart (startup_s), and the first task starts within a few ms of 0
+startup=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["startup_s"]}' out/summary.csv)
+first=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} NR==2||$h["start_s"]<m{m=$h["start_s"]} END{print m}' out/tasks.csv)
+check "the engine's start is reported ($startup s) and the first task starts at $first s" \
+  awk -v s="$startup" -v f="$first" 'BEGIN{exit !(s > 0 && s < 5 && f >= 0 && f < 0.05)}'
 
 # On a terminal a run shows its progress, with the time left; not in a log.
 if command -v script >/dev/null; then
