@@ -39,20 +39,20 @@ one_rep() { # dir seed workload cluster model [extra run args...]: real run, cal
 }
 median() { sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 range() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {print lo "-" hi}'; }
+over_reps() { # name real|sim column: the column of every repetition's summary
+  local k
+  for ((k = 1; k <= reps; k++)); do field "$out/$1-$k-$2" "$3"; done
+}
 one() { # name workload cluster model [extra run args...]
   local name=$1 m=$4 k
   [[ $name =~ ${ONLY:-.} ]] || return 0
   for ((k = 1; k <= reps; k++)); do
     one_rep "$out/$name-$k" "$k" "${@:2}"
   done
-  local rj sj rt st ranges=("" "")
-  rj=$(for ((k = 1; k <= reps; k++)); do field "$out/$name-$k-real" jct_s; done | median)
-  sj=$(for ((k = 1; k <= reps; k++)); do field "$out/$name-$k-sim" jct_s; done | median)
-  rt=$(for ((k = 1; k <= reps; k++)); do field "$out/$name-$k-real" throughput_rows_s; done | median)
-  st=$(for ((k = 1; k <= reps; k++)); do field "$out/$name-$k-sim" throughput_rows_s; done | median)
-  ranges[0]=$(for ((k = 1; k <= reps; k++)); do field "$out/$name-$k-real" jct_s; done | range)
-  ranges[1]=$(for ((k = 1; k <= reps; k++)); do field "$out/$name-$k-sim" jct_s; done | range)
-  echo "$name,$m,$rj,$sj,$(awk -v a="$sj" -v b="$rj" 'BEGIN{printf "%.1f", 100*(a-b)/b}'),$rt,$st,$reps,${ranges[0]},${ranges[1]}" >>"$csv"
+  local rj sj rt st
+  rj=$(over_reps "$name" real jct_s | median) sj=$(over_reps "$name" sim jct_s | median)
+  rt=$(over_reps "$name" real throughput_rows_s | median) st=$(over_reps "$name" sim throughput_rows_s | median)
+  echo "$name,$m,$rj,$sj,$(awk -v a="$sj" -v b="$rj" 'BEGIN{printf "%.1f", 100*(a-b)/b}'),$rt,$st,$reps,$(over_reps "$name" real jct_s | range),$(over_reps "$name" sim jct_s | range)" >>"$csv"
 }
 for m in streaming streaming-noadapt streaming-nopart static batch stream; do
   for b in 80 120 160; do

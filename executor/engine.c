@@ -417,8 +417,9 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
       double t0 = now_s(e);
       if ((rc = sl_store_spill(e->store, pid, w->node, out, err, sizeof err)) < 0)
         fail_job(e, SL_EIO, "operator '%s' on node %d: %s", e->plan->ops[tr->op].name, w->node, err);
-      tr->spill_write_s += now_s(e) - t0;
-      tr->start_abs += now_s(e) - t0; /* the disk's time comes on top of the charge, as in the simulator */
+      double took = now_s(e) - t0;
+      tr->spill_write_s += took;
+      tr->start_abs += took; /* the disk's time comes on top of the charge, as in the simulator */
       tr->spill_write_bytes += bytes;
     }
     sl_rows_reset(out);
@@ -656,8 +657,9 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
       sl_rows_reset(&loaded);
       double t0 = now_s(e);
       rc = sl_store_read_spill(in[i].path, &loaded, err, sizeof err);
-      tr->spill_read_s += now_s(e) - t0;
-      tr->start_abs += now_s(e) - t0; /* read before the work starts: not part of the charge */
+      double took = now_s(e) - t0;
+      tr->spill_read_s += took;
+      tr->start_abs += took; /* read before the work starts: not part of the charge */
       tr->spill_read_bytes += (double)sl_rows_bytes(&loaded);
       if (rc < 0) {
         pthread_mutex_lock(&e->lock);
