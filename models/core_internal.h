@@ -305,6 +305,9 @@ int sl__admit_memory(struct sl_core_s *c, sl__task *t, double bytes, sl_emit_fat
 /** @brief sl__admit_memory() that stores only while @p keep bytes of the node's budget stay free. */
 int sl__admit_memory_keeping(struct sl_core_s *c, sl__task *t, double bytes, double keep, sl_emit_fate *fate);
 
+/** @brief Store room on @p node kept for the outputs of the operators after @p op running there. */
+double sl__downstream_room(const struct sl_core_s *c, int op, int node);
+
 /** @brief The job cannot complete: a FAIL decision with @p code. */
 void sl__push_fail(struct sl_core_s *c, int code);
 /** @brief A zeroed task record; SL_NONE out of memory (the tasks array may move). */

@@ -75,6 +75,31 @@ int sl__admit_memory_keeping(sl_core *c, sl__task *t, double bytes, double keep,
   return SL_EAGAIN;
 }
 
+/* Store room on @p node that the emissions of @p op leave free (the
+ * static and stream models, and streaming-plus): one
+ * output partition for every task running there of each operator after
+ * it (but the last, whose outputs leave for the sink), up to a quarter
+ * of the store. Channels alone bound a node's partitions by its consumers'
+ * instances, and sixteen instances of a batch operator with channels of
+ * eight 64 MB partitions take more than a 4 GB store: the sources filled
+ * every store, the consumers that had started could not store a single
+ * output, and the job crept through the liveness rule one spilled
+ * partition at a time (zoo case 90). Room for every instance placed
+ * there, or up to half the store, left the sources of case 106 half their
+ * store of 1 MB partitions and made the job 30% slower. */
+#define DOWNSTREAM_ROOM_SHARE 0.25
+
+double sl__downstream_room(const sl_core *c, int op, int node)
+{
+  double room = 0;
+  for (int k = op + 1; k + 1 < c->nops; k++) {
+    const sl__op *s = &c->ops[k];
+    double part = fmin(c->plan->target_partition_bytes, s->est_out_bytes / fmax(1, s->est_out_parts));
+    room += c->nodes[node].op_running[k] * part;
+  }
+  return fmin(room, DOWNSTREAM_ROOM_SHARE * c->nodes[node].store_budget);
+}
+
 void sl__resume_fitting(sl_core *c, int node)
 {
   sl__node *nd = &c->nodes[node];

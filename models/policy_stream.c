@@ -425,30 +425,6 @@ void sl__static_emitted(sl_core *c, double now, sl__task *t, sl_part_id pid)
   p->rr[part->op] = (uint32_t)(in - &p->inst[p->first[next]]) + 1;
 }
 
-/* Store room on @p node that the emissions of @p op leave free: one
- * output partition for every task running there of each operator after
- * it (but the last, whose outputs leave for the sink), up to a quarter
- * of the store. Channels alone bound a node's partitions by its consumers'
- * instances, and sixteen instances of a batch operator with channels of
- * eight 64 MB partitions take more than a 4 GB store: the sources filled
- * every store, the consumers that had started could not store a single
- * output, and the job crept through the liveness rule one spilled
- * partition at a time (zoo case 90). Room for every instance placed
- * there, or up to half the store, left the sources of case 106 half their
- * store of 1 MB partitions and made the job 30% slower. */
-#define DOWNSTREAM_ROOM_SHARE 0.25
-
-static double downstream_room(const sl_core *c, int op, int node)
-{
-  double room = 0;
-  for (int k = op + 1; k + 1 < c->nops; k++) {
-    const sl__op *s = &c->ops[k];
-    double part = fmin(c->plan->target_partition_bytes, s->est_out_bytes / fmax(1, s->est_out_parts));
-    room += c->nodes[node].op_running[k] * part;
-  }
-  return fmin(room, DOWNSTREAM_ROOM_SHARE * c->nodes[node].store_budget);
-}
-
 int sl__static_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_fate *fate)
 {
   (void)now;
@@ -456,7 +432,7 @@ int sl__static_admit(sl_core *c, double now, sl__task *t, double bytes, sl_emit_
   instance *in = feeds_shuffle(c, t->op) ? NULL : route_target(c, t->op, rows > 0 ? rows : 1);
   if (in && (int)sl__idq_len(&in->chan) >= channel_capacity(c, t->op + 1) && !t->spill_next)
     return SL_EAGAIN; /* the channel is full: backpressure */
-  return sl__admit_memory_keeping(c, t, bytes, downstream_room(c, t->op, t->node), fate);
+  return sl__admit_memory_keeping(c, t, bytes, sl__downstream_room(c, t->op, t->node), fate);
 }
 
 /* Partitions still waiting in channels, to be routed again after placing. */
