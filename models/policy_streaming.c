@@ -630,21 +630,22 @@ static double speed_on(const sl_core *c, int op, int n)
 }
 
 /* streaming-plus: whether the source is in its last wave, its splits left
- * no more than the tasks it could run at once. Its tasks are whole, and
- * the last ones end the job: each goes to the fastest node with room, not
- * the next node in turn. On zoo seed 1 (cases of 8 partitions a node or
- * more and the rest) 13 cases gained more than 2 points and one lost 3.9
- * (case 4: 46.6 -> 76.7%, where the static model reached 66.4%; case
- * 200: 64.4 -> 80.8%); seed 7: 10 up, 5 down (case 12: 57.9 -> 48.2%).
- * Holding a task back from a slow node while faster nodes would end the
- * splits left sooner helped more cases but cost others up to 17 points:
- * the slots it leaves idle are the consumer's (seed 1 case 9). */
+ * no more than the tasks it could run at once, after a first wave of as
+ * many. Its tasks are whole, and the last ones end the job: each goes to
+ * the fastest node with room, not the next node in turn. Zoo seed 1: 5
+ * cases up by more than 2 points, 1 down by 3.9 (case 189: 56.6 ->
+ * 60.3%); seed 7: 2 up, none down. Placing the first wave so too (a
+ * source that fits in one wave ran on its fast nodes only) took case 4
+ * from 46.6 to 76.7%, but put the data where the fast nodes are: with
+ * twice the memory, cases 12, 58 and 139 ran 16 to 27% slower than with
+ * the memory they had. */
 static bool source_tail(const sl_core *c, int op)
 {
   if (op != 0 || !c->opts.streaming.bound_shares || c->plan->ops[0].kind != SL_OP_SOURCE)
     return false;
   double left = (double)(c->plan->ops[0].tasks - c->ops[0].next_split);
-  return left > 0 && left <= sl__op_instances(c, 0);
+  double slots = sl__op_instances(c, 0);
+  return left > 0 && left <= slots && (double)c->ops[0].next_split >= slots;
 }
 
 /* The fastest node that fits a task of @p op and has room for its output,
