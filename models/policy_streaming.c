@@ -629,6 +629,24 @@ static double speed_on(const sl_core *c, int op, int n)
   return group_speed(c, op, sl_cluster_node_group(c->cluster, n));
 }
 
+/* The slowest and fastest speeds of the nodes operator @p op may run on,
+ * of its class (1 and 1 when none). */
+static void speed_range(const sl_core *c, int op, double *slow, double *fast)
+{
+  bool gpu = c->plan->ops[op].gpu > 0;
+  *slow = INFINITY;
+  *fast = 0;
+  for (int g = 0; g < c->cluster->ngroups; g++) {
+    const sl_node_group *grp = &c->cluster->groups[g];
+    if (!((c->op_groups[op] >> g) & 1u) || grp->count <= 0 || (gpu ? grp->gpu : grp->cpu) <= 0)
+      continue;
+    *slow = fmin(*slow, group_speed(c, op, grp));
+    *fast = fmax(*fast, group_speed(c, op, grp));
+  }
+  if (!isfinite(*slow))
+    *slow = *fast = 1;
+}
+
 /* streaming-plus: whether the source is in its last wave, its splits left
  * no more than the tasks it could run at once, after a first wave of as
  * many. Its tasks are whole, and the last ones end the job: each goes to
@@ -653,13 +671,8 @@ static bool source_tail(const sl_core *c, int op)
  * first node of the fastest group, so a large cluster pays little. */
 static int fastest_node_with_room(sl_core *c, int op)
 {
-  bool gpu = c->plan->ops[op].gpu > 0;
-  double top = 0;
-  for (int g = 0; g < c->cluster->ngroups; g++) {
-    const sl_node_group *grp = &c->cluster->groups[g];
-    if ((c->op_groups[op] >> g) & 1u && (gpu ? grp->gpu : grp->cpu) > 0)
-      top = fmax(top, group_speed(c, op, grp));
-  }
+  double slow, top;
+  speed_range(c, op, &slow, &top);
   int best = -1;
   double best_speed = 0;
   for (int k = 0; k < c->nnodes && best_speed < top * (1 - 1e-6); k++) {
@@ -1043,16 +1056,9 @@ static double useful_instances(const sl_core *c, int i)
 /* The slowest speed of the nodes operator @p i may run on, of its class. */
 static double slowest_speed(const sl_core *c, int i)
 {
-  bool gpu = c->plan->ops[i].gpu > 0;
-  double slow = INFINITY;
-  for (int n = 0; n < c->cluster->nnodes; n++) {
-    const sl_node_group *g = sl_cluster_node_group(c->cluster, n);
-    if (!(c->op_groups[i] & (1u << c->cluster->nodes[n].group)) || (gpu ? g->gpu : g->cpu) <= 0)
-      continue;
-    double sp = gpu ? g->gpu_speed : g->cpu_speed;
-    slow = fmin(slow, sp > 0 ? sp : 1);
-  }
-  return isfinite(slow) ? slow : 1;
+  double slow, fast;
+  speed_range(c, i, &slow, &fast);
+  return slow;
 }
 
 /* Rows that amortise a consumer's fixed time @p fixed per task: the cut
