@@ -182,9 +182,11 @@ static int parse_args(int argc, char **argv, args *a)
   return 0;
 }
 
-/* Workload, costs and plan; cluster from a spec or a platform. */
-static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c)
+/* Workload, costs and plan; cluster from a spec or a platform; the cost
+ * file's launch spacing (0 without one). */
+static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c, double *launch_spacing)
 {
+  *launch_spacing = 0;
   char err[512];
   int rc = sl_cli_load_workload(a->workload, w);
   if (rc)
@@ -210,6 +212,7 @@ static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c)
       return SL_EXIT_USAGE;
     }
     sl_sim_costs_apply_disk(&costs, c); /* the run's measured spill disk, where a group has none */
+    *launch_spacing = costs.launch_spacing_s;
   }
   return 0;
 }
@@ -244,7 +247,7 @@ static void print_summary(const sl_sim_result *r, const sl_cluster *c, const cha
     printf("  outputs in    %s/\n", out);
 }
 
-static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const sl_workload *w)
+static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const sl_workload *w, double launch_spacing)
 {
   sl_sim_opts o;
   sl_sim_opts_default(&o);
@@ -264,6 +267,7 @@ static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const 
   o.faults = fail ? &faults : NULL;
   o.mtbf_s = a->mtbf;
   o.spill_bps = a->spill;
+  o.launch_spacing_s = launch_spacing;
   o.repair_s = a->repair;
   o.seed = a->e.have_seed ? a->e.seed : w->seed;
   o.sample_interval_s = a->sample;
@@ -302,11 +306,12 @@ int sl_cmd_sim(int argc, char **argv)
   sl_workload w;
   sl_plan p;
   sl_cluster c = {0};
-  if ((rc = load_inputs(&a, &w, &p, &c)))
+  double launch_spacing;
+  if ((rc = load_inputs(&a, &w, &p, &c, &launch_spacing)))
     return rc;
   if (a.e.memory > 0)
     sl_cluster_set_store(&c, a.e.memory);
-  rc = simulate(&a, &p, &c, &w);
+  rc = simulate(&a, &p, &c, &w, launch_spacing);
   sl_cluster_free(&c);
   return rc;
 }

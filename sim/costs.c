@@ -90,13 +90,28 @@ static const sl_ini_key disk_keys[] = {
   {.name = NULL},
 };
 
+#define WHOLE(field) offsetof(sl_sim_costs, field)
+
+static const sl_ini_key dispatch_keys[] = {
+  {.name = "launch_spacing", .type = SL_INI_TIME, .unit = "s", .range = SL_INI_NONNEG,
+   .offset = WHOLE(launch_spacing_s),
+   .doc = "in a burst of tasks handed out at once, how much later each next one starts"},
+  {.name = "bursts", .type = SL_INI_INT, .range = SL_INI_NONNEG, .offset = WHOLE(bursts_observed),
+   .doc = "bursts of two or more tasks the fit rests on; informational"},
+  {.name = "launches", .type = SL_INI_INT, .range = SL_INI_NONNEG, .offset = WHOLE(burst_launches_observed),
+   .doc = "the tasks in those bursts; informational"},
+  {.name = NULL},
+};
+
 static const sl_ini_schema cost_schema = {
   .title = "Cost file: one section per physical operator, [NAME]",
   .intro = "What `sluice calibrate` writes and `sluice sim --costs` reads: costs that replace the plan's. "
            "A section is named like a physical operator of `sluice plan` (`read->decode` for a fused "
            "one), and replaces only the costs it gives. A section [spill disk] (read_bandwidth, "
            "write_bandwidth: what the run's spills took on its disk) gives every node group without a "
-           "disk of its own that disk.",
+           "disk of its own that disk. A section [dispatch] (launch_spacing) makes the simulator "
+           "start each task of a burst handed out at once that much after the one before, in a "
+           "random order, as the executor's workers wake.",
   .keys = cost_keys,
 };
 
@@ -109,6 +124,13 @@ static int cost_section(sl_ini *ini, const char *name, int line)
 {
   sl_sim_costs *c = sl_ini_user(ini);
   c->in_disk = strcmp(name, SL_SIM_COSTS_DISK_SECTION) == 0;
+  c->in_dispatch = strcmp(name, SL_SIM_COSTS_DISPATCH_SECTION) == 0;
+  if (c->in_dispatch) {
+    if (c->dispatch_line)
+      return sl_ini_fail(ini, line, "duplicate section [%s] (first at line %d)", name, c->dispatch_line);
+    c->dispatch_line = line;
+    return 0;
+  }
   if (c->in_disk) {
     if (c->disk_line)
       return sl_ini_fail(ini, line, "duplicate section [%s] (first at line %d)", name, c->disk_line);
@@ -140,6 +162,13 @@ static int cost_key(sl_ini *ini, const char *key, const char *value, int line)
     if (!dk)
       return sl_ini_fail(ini, line, "unknown key '%s' in [%s] (expected %s)", key, SL_SIM_COSTS_DISK_SECTION,
                          sl_ini_key_names(disk_keys, -1, names, sizeof names));
+    return sl_ini_set(ini, dk, c, value, line) != 0 ? sl_ini_error(ini) : 0;
+  }
+  if (c->in_dispatch) {
+    const sl_ini_key *dk = sl_ini_find_key(dispatch_keys, key);
+    if (!dk)
+      return sl_ini_fail(ini, line, "unknown key '%s' in [%s] (expected %s)", key, SL_SIM_COSTS_DISPATCH_SECTION,
+                         sl_ini_key_names(dispatch_keys, -1, names, sizeof names));
     return sl_ini_set(ini, dk, c, value, line) != 0 ? sl_ini_error(ini) : 0;
   }
   sl_sim_op_cost *oc = &c->ops[c->n - 1];
@@ -297,6 +326,10 @@ typedef struct {
 } spill_window;
 
 typedef struct {
+  double at, dispatch; /* the LAUNCH's time, and how long its worker took to start it */
+} launch_sample;
+
+typedef struct {
   const char *path;
   int line;        /* physical line being parsed, for messages */
   int record;      /* records complete so far; record 0 is the header */
@@ -315,6 +348,8 @@ typedef struct {
    * node, so the unions are per node, and add */
   spill_window *win[2];
   int64_t nwin[2], capwin[2];
+  launch_sample *launch; /* attempts with a dispatch_s */
+  int64_t nlaunch, caplaunch;
   char *err;
   size_t errlen;
 } reader;
@@ -485,6 +520,67 @@ static int by_from(const void *pa, const void *pb)
   return (a->from > b->from) - (a->from < b->from);
 }
 
+static int push_launch(reader *r, double at, double dispatch)
+{
+  if (r->nlaunch == r->caplaunch) {
+    int64_t ncap = r->caplaunch ? 2 * r->caplaunch : 256;
+    launch_sample *l = realloc(r->launch, sizeof *l * (size_t)ncap);
+    if (!l)
+      return SL_ENOMEM;
+    r->launch = l;
+    r->caplaunch = ncap;
+  }
+  r->launch[r->nlaunch++] = (launch_sample){at, dispatch};
+  return 0;
+}
+
+static int by_launch_time(const void *pa, const void *pb)
+{
+  const launch_sample *a = pa, *b = pb;
+  return (a->at > b->at) - (a->at < b->at);
+}
+
+static int by_dispatch(const void *pa, const void *pb)
+{
+  const launch_sample *a = pa, *b = pb;
+  return (a->dispatch > b->dispatch) - (a->dispatch < b->dispatch);
+}
+
+/* LAUNCHes the executor handed out in one pass over the core's decisions
+ * lie within microseconds of each other; this gap is well above that and
+ * well below a task. */
+#define BURST_GAP_S 5e-4
+
+/*
+ * The launch spacing: the executor wakes the workers of a burst one after
+ * another, in the order the host's scheduler picks, so sorted by their
+ * wait the k-th of a burst waited about k spacings (a worker that ran its
+ * own slot's next task at once is the 0th). The least-squares slope
+ * through 0 over every burst of two or more.
+ */
+static void fit_launch_spacing(launch_sample *l, int64_t n, sl_sim_costs *out)
+{
+  if (n == 0)
+    return; /* l may be NULL: qsort must not see it */
+  qsort(l, (size_t)n, sizeof *l, by_launch_time);
+  double sum_rd = 0, sum_rr = 0;
+  for (int64_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && l[j].at - l[j - 1].at <= BURST_GAP_S; j++)
+      ;
+    if (j - i < 2)
+      continue;
+    qsort(l + i, (size_t)(j - i), sizeof *l, by_dispatch);
+    for (int64_t k = i; k < j; k++) {
+      double rank = (double)(k - i);
+      sum_rd += rank * l[k].dispatch;
+      sum_rr += rank * rank;
+    }
+    out->bursts_observed++;
+    out->burst_launches_observed += (int)(j - i);
+  }
+  out->launch_spacing_s = sum_rr > 0 ? fmax(0, sum_rd / sum_rr) : 0;
+}
+
 /* Seconds in which at least one of a node's windows was open, summed over nodes. */
 static double union_seconds(spill_window *w, int64_t n)
 {
@@ -559,15 +655,19 @@ static int take_record(reader *r)
     }
   double disk = spill[0] + spill[2];
   /* the executor's slot was taken from the LAUNCH; its worker started a
-   * little later. The simulator starts at once, so the wait is the
-   * operator's to pay, like any per-task cost of the engine. */
-  double dispatch = 0;
+   * little later. That wait is the engine's, not the operator's: it does
+   * not scale with the node's speed, and it grows with the number of
+   * workers woken at once ([dispatch], fitted from these samples). */
   if (r->index[C_DISPATCH] >= 0) {
+    double dispatch;
     if ((rc = number_field(r, C_DISPATCH, &dispatch)) < 0)
       return rc;
-    if (!(dispatch >= 0 && dispatch <= TRACE_TIME_MAX))
-      return fail_at(r->err, r->errlen, r->path, r->line, "dispatch_s must be a number from 0 to %g",
-                     TRACE_TIME_MAX);
+    if (!(dispatch >= 0 && dispatch <= TRACE_TIME_MAX && dispatch <= start + 1e-6))
+      return fail_at(r->err, r->errlen, r->path, r->line, "dispatch_s must be a number from 0 to start_s");
+    if (push_launch(r, start - dispatch, dispatch) < 0) {
+      snprintf(r->err, r->errlen, "out of memory");
+      return SL_ENOMEM;
+    }
   }
   if (!(bytes_in >= 0 && bytes_in <= TRACE_COUNT_MAX))
     return fail_at(r->err, r->errlen, r->path, r->line, "bytes_in must be a number from 0 to %g", TRACE_COUNT_MAX);
@@ -619,7 +719,7 @@ static int take_record(reader *r)
    * very same factors again. */
   static const int timed[] = {C_START, C_END, C_WAITED, C_TRANSFER};
   double y_var = rounding_variance(r, timed, 4) * speed * speed / (spread * spread);
-  double work = fmax(0, end - start - waited - transfer - disk + dispatch) * speed / spread;
+  double work = fmax(0, end - start - waited - transfer - disk) * speed / spread;
   if (push(&r->s[slot], rows_in, work, rows_out, bytes_out, y_var, spread, fresh == 1) < 0) {
     snprintf(r->err, r->errlen, "out of memory");
     return SL_ENOMEM;
@@ -945,6 +1045,7 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
       out->disk_write_bytes = r->spill_w_bytes;
       out->disk_read_bytes = r->spill_r_bytes;
     }
+    fit_launch_spacing(r->launch, r->nlaunch, out);
   }
   for (int i = 0; i < SL_MAX_OPS; i++) {
     free(r->s[i].x);
@@ -957,6 +1058,7 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
   }
   free(r->win[0]);
   free(r->win[1]);
+  free(r->launch);
   free(r);
   if (rc < 0)
     memset(out, 0, sizeof *out);
@@ -1005,5 +1107,10 @@ int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *wo
                "; a simulation gives this disk to every node group without one of its own\n"
                "write_bandwidth = %.9gB/s\nread_bandwidth = %.9gB/s\nbytes_written = %.0fB\nbytes_read = %.0fB\n",
             SL_SIM_COSTS_DISK_SECTION, c->disk_write_bps, c->disk_read_bps, c->disk_write_bytes, c->disk_read_bytes);
+  if (c->bursts_observed > 0)
+    fprintf(f, "\n[%s]\n; tasks handed out at once started one after another, in no fixed order (the\n"
+               "; tasks' dispatch_s): the simulator starts each of a burst this much after the one before\n"
+               "launch_spacing = %.9gs\nbursts = %d\nlaunches = %d\n",
+            SL_SIM_COSTS_DISPATCH_SECTION, c->launch_spacing_s, c->bursts_observed, c->burst_launches_observed);
   return ferror(f) ? SL_EIO : 0;
 }

@@ -74,10 +74,20 @@ typedef struct {
   int disk_line;
   double disk_read_bytes, disk_write_bytes; /**< calibrate: what the measure rests on */
   int in_disk; /**< parsing: the section being read is [spill disk] */
+  /* [dispatch]: how the engine started a burst of tasks handed out at once
+   * (0: not given). The executor wakes their workers one after another, in
+   * an order the host's scheduler picks: the k-th to start waits about k
+   * launch spacings, whatever the node's speed. */
+  double launch_spacing_s;
+  int dispatch_line;
+  int bursts_observed, burst_launches_observed; /**< calibrate: what the fit rests on */
+  int in_dispatch; /**< parsing: the section being read is [dispatch] */
 } sl_sim_costs;
 
 /** @brief The section of a cost file that gives the spill disk. */
 #define SL_SIM_COSTS_DISK_SECTION "spill disk"
+/** @brief The section of a cost file that gives the engine's launch spacing. */
+#define SL_SIM_COSTS_DISPATCH_SECTION "dispatch"
 
 /**
  * @brief Gives every node group of @p cl that has no disk of its own the

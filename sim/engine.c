@@ -63,7 +63,8 @@ static double sim_clock(void)
 }
 
 /* rng streams */
-enum { STREAM_MTBF = 2 }; /* models/core.c draws spreads on stream 1 */
+enum { STREAM_MTBF = 2 }; /* models/core.c draws spreads on stream 1; node n's losses on 2 + n */
+#define STREAM_LAUNCH (UINT64_C(1) << 40) /* the order a burst's workers start in */
 
 typedef struct sim_s sim;
 
@@ -86,6 +87,7 @@ typedef struct {
   int op, attempt;
   int64_t split, rows_in;
   double bytes_in, start;
+  double launch_delay; /* from the LAUNCH to the worker starting it (--costs [dispatch]) */
   double speed; /* of the node's resource the attempt runs on */
   double spread; /* the order's spread factor, in its charged time */
   bool fresh;    /* the order sets its operator up on this slot */
@@ -128,6 +130,11 @@ struct sim_s {
   node_t *nodes;
   slot_t *slots;
   int nslots;
+  /* the slots a drain() has launched, to space their starts: a stack, as
+   * drains nest (one slot per LAUNCH, so never more than nslots) */
+  slot_t **burst;
+  int nburst;
+  uint64_t launch_draws;
   sg_host_t storage, driver_host;
   sg_actor_t driver;
   /* the driver's sleep: workers wake it when the core wants a tick sooner */
@@ -159,7 +166,7 @@ static void record(sim *s, const slot_t *w, sl_task_status status, double end)
                       .waited_s = w->waited, .transfer_s = w->transfer, .spread = w->spread,
                       .fresh = w->fresh, .spill_write_s = w->spill_write_s,
                       .spill_write_bytes = w->spill_write_bytes, .spill_read_s = w->spill_read_s,
-                      .spill_read_bytes = w->spill_read_bytes};
+                      .spill_read_bytes = w->spill_read_bytes, .dispatch_s = w->launch_delay};
   if (sl_recorder_task(s->rec, &r) < 0)
     s->res->code = SL_ENOMEM;
 }
@@ -270,6 +277,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->speed = d->speed;
   w->spread = d->spread;
   w->fresh = d->fresh;
+  w->launch_delay = 0; /* drain() spaces the burst this LAUNCH is part of */
   w->waited = 0;
   w->transfer = 0;
   w->spill_write_s = w->spill_write_bytes = w->spill_read_s = w->spill_read_bytes = 0;
@@ -393,6 +401,44 @@ static void notify_driver(sim *s)
  * a simcall lets other actors run, which may drain the rest of the queue:
  * several actors may be draining at one instant. The worker slots among
  * them are marked, so that none is killed with decisions in hand. */
+/* Notes a slot that @p d launched, for space_starts(); true when it is the
+ * slot of the worker draining, which runs its next task at once. */
+static bool note_launch(sim *s, const slot_t *me, const sl_decision *d)
+{
+  slot_t *w = slot_at(s, d->node, d->slot);
+  if (!w || !w->busy || w->task != d->task)
+    return false; /* not launched after all (written off) */
+  if (w == me)
+    return true;
+  if (s->o->launch_spacing_s > 0 && s->nburst < s->nslots)
+    s->burst[s->nburst++] = w;
+  return false;
+}
+
+/*
+ * The executor starts the tasks it hands out at once one after another, as
+ * their workers wake, in an order the host's scheduler picks: the slots
+ * launched since @p base start at ranks of a random order, each the
+ * calibrated spacing after the one before, and after the draining worker's
+ * own next task when there is one (rank 0).
+ */
+static void space_starts(sim *s, int base, bool continued)
+{
+  int n = s->nburst - base;
+  slot_t **b = s->burst + base;
+  for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
+    int j = (int)(sl__draw_uniform(s->o->seed, STREAM_LAUNCH, s->launch_draws++) * (i + 1));
+    if (j > i)
+      j = i;
+    slot_t *t = b[i];
+    b[i] = b[j];
+    b[j] = t;
+  }
+  for (int i = 0; i < n; i++)
+    b[i]->launch_delay = s->o->launch_spacing_s * (i + (continued ? 1 : 0));
+  s->nburst = base;
+}
+
 static void drain(sim *s, double now)
 {
   sg_actor_t self = sg_actor_self();
@@ -401,9 +447,15 @@ static void drain(sim *s, double now)
     me = NULL;
   if (me)
     me->draining++;
+  int burst_base = s->nburst;
+  bool continued = false;
   sl_decision d;
-  while (sl_core_next(s->core, &d))
+  while (sl_core_next(s->core, &d)) {
     handle(s, &d, now);
+    if (d.kind == SL_DEC_LAUNCH)
+      continued |= note_launch(s, me, &d);
+  }
+  space_starts(s, burst_base, continued);
   notify_driver(s);
   if (me)
     me->draining--;
@@ -556,6 +608,12 @@ static void run_attempt(slot_t *w)
 {
   sim *s = w->s;
   sl_task_id task = w->task;
+  if (w->launch_delay > 0) { /* the slot is taken; its worker is not up yet */
+    sg_actor_sleep_for(w->launch_delay);
+    if (!still_mine(w, task))
+      return;
+    w->start = sim_clock();
+  }
   if (w->doomed) {
     crash_at_start(w);
     return;
@@ -929,7 +987,8 @@ static int setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen)
   for (int n = 0; n < c->nnodes; n++)
     total += sl_core_node_slots(s->core, n);
   s->slots = calloc(total > 0 ? total : 1, sizeof *s->slots);
-  if (!s->nodes || !s->slots) {
+  s->burst = calloc(total > 0 ? total : 1, sizeof *s->burst);
+  if (!s->nodes || !s->slots || !s->burst) {
     snprintf(err, errlen, "out of memory");
     return SL_ENOMEM;
   }
@@ -1019,6 +1078,7 @@ static void free_sim(sim *s)
     free(s->slots[i].inputs);
   }
   free(s->slots);
+  free(s->burst);
   sl_sim_sink_free(s->sink);
 }
 
