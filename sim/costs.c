@@ -103,6 +103,19 @@ static const sl_ini_key dispatch_keys[] = {
   {.name = NULL},
 };
 
+/* The sections that are not an operator's: they say something of the
+ * whole run. */
+typedef struct {
+  const char *name;
+  const sl_ini_key *keys;
+} whole_section;
+
+enum { WHOLE_DISK, WHOLE_DISPATCH };
+static const whole_section whole_sections[SL_SIM_COSTS_WHOLE_SECTIONS] = {
+  [WHOLE_DISK] = {SL_SIM_COSTS_DISK_SECTION, disk_keys},
+  [WHOLE_DISPATCH] = {SL_SIM_COSTS_DISPATCH_SECTION, dispatch_keys},
+};
+
 static const sl_ini_schema cost_schema = {
   .title = "Cost file: one section per physical operator, [NAME]",
   .intro = "What `sluice calibrate` writes and `sluice sim --costs` reads: costs that replace the plan's. "
@@ -123,20 +136,15 @@ const sl_ini_schema *sl_sim_costs_schema(void)
 static int cost_section(sl_ini *ini, const char *name, int line)
 {
   sl_sim_costs *c = sl_ini_user(ini);
-  c->in_disk = strcmp(name, SL_SIM_COSTS_DISK_SECTION) == 0;
-  c->in_dispatch = strcmp(name, SL_SIM_COSTS_DISPATCH_SECTION) == 0;
-  if (c->in_dispatch) {
-    if (c->dispatch_line)
-      return sl_ini_fail(ini, line, "duplicate section [%s] (first at line %d)", name, c->dispatch_line);
-    c->dispatch_line = line;
-    return 0;
-  }
-  if (c->in_disk) {
-    if (c->disk_line)
-      return sl_ini_fail(ini, line, "duplicate section [%s] (first at line %d)", name, c->disk_line);
-    c->disk_line = line;
-    return 0;
-  }
+  c->in_whole = -1;
+  for (int i = 0; i < SL_SIM_COSTS_WHOLE_SECTIONS; i++)
+    if (strcmp(name, whole_sections[i].name) == 0) {
+      if (c->whole_line[i])
+        return sl_ini_fail(ini, line, "duplicate section [%s] (first at line %d)", name, c->whole_line[i]);
+      c->whole_line[i] = line;
+      c->in_whole = i;
+      return 0;
+    }
   if (!*name)
     return sl_ini_fail(ini, line, "a section needs an operator name");
   if (strlen(name) >= sizeof c->ops[0].op)
@@ -157,19 +165,13 @@ static int cost_key(sl_ini *ini, const char *key, const char *value, int line)
 {
   sl_sim_costs *c = sl_ini_user(ini);
   char names[320];
-  if (c->in_disk) {
-    const sl_ini_key *dk = sl_ini_find_key(disk_keys, key);
-    if (!dk)
-      return sl_ini_fail(ini, line, "unknown key '%s' in [%s] (expected %s)", key, SL_SIM_COSTS_DISK_SECTION,
-                         sl_ini_key_names(disk_keys, -1, names, sizeof names));
-    return sl_ini_set(ini, dk, c, value, line) != 0 ? sl_ini_error(ini) : 0;
-  }
-  if (c->in_dispatch) {
-    const sl_ini_key *dk = sl_ini_find_key(dispatch_keys, key);
-    if (!dk)
-      return sl_ini_fail(ini, line, "unknown key '%s' in [%s] (expected %s)", key, SL_SIM_COSTS_DISPATCH_SECTION,
-                         sl_ini_key_names(dispatch_keys, -1, names, sizeof names));
-    return sl_ini_set(ini, dk, c, value, line) != 0 ? sl_ini_error(ini) : 0;
+  if (c->in_whole >= 0) {
+    const whole_section *ws = &whole_sections[c->in_whole];
+    const sl_ini_key *wk = sl_ini_find_key(ws->keys, key);
+    if (!wk)
+      return sl_ini_fail(ini, line, "unknown key '%s' in [%s] (expected %s)", key, ws->name,
+                         sl_ini_key_names(ws->keys, -1, names, sizeof names));
+    return sl_ini_set(ini, wk, c, value, line) != 0 ? sl_ini_error(ini) : 0;
   }
   sl_sim_op_cost *oc = &c->ops[c->n - 1];
   const sl_ini_key *k = sl_ini_find_key(cost_keys, key);
@@ -185,8 +187,9 @@ static int cost_key(sl_ini *ini, const char *key, const char *value, int line)
 static int cost_end(sl_ini *ini)
 {
   sl_sim_costs *c = sl_ini_user(ini);
-  if (c->in_disk && (!(c->disk_read_bps > 0) || !(c->disk_write_bps > 0)))
-    return sl_ini_fail(ini, c->disk_line, "[%s] needs read_bandwidth and write_bandwidth", SL_SIM_COSTS_DISK_SECTION);
+  if (c->in_whole == WHOLE_DISK && (!(c->disk_read_bps > 0) || !(c->disk_write_bps > 0)))
+    return sl_ini_fail(ini, c->whole_line[WHOLE_DISK], "[%s] needs read_bandwidth and write_bandwidth",
+                       SL_SIM_COSTS_DISK_SECTION);
   return 0;
 }
 
@@ -209,6 +212,7 @@ int sl_sim_costs_load(const char *path, sl_sim_costs *out, char *err, size_t err
 {
   static const sl_ini_ops ops = {cost_section, cost_key, cost_end};
   memset(out, 0, sizeof *out);
+  out->in_whole = -1;
   snprintf(out->path, sizeof out->path, "%s", path);
   int rc = sl_ini_parse(path, &ops, out, err, errlen);
   if (rc == 0 && out->n == 0)

@@ -65,23 +65,26 @@ typedef struct {
 } sl_sim_op_cost;
 
 /** @brief A cost model: plain data, owned by the caller. */
+/** @brief The sections of a cost file that are not an operator's: [spill disk], [dispatch]. */
+#define SL_SIM_COSTS_WHOLE_SECTIONS 2
+
 typedef struct {
   char path[256];
   int n;
   sl_sim_op_cost ops[SL_MAX_OPS];
   /* [spill disk]: the disk a run spilled to, as calibrate measured it (0: not given) */
   double disk_read_bps, disk_write_bps;
-  int disk_line;
   double disk_read_bytes, disk_write_bytes; /**< calibrate: what the measure rests on */
-  int in_disk; /**< parsing: the section being read is [spill disk] */
   /* [dispatch]: how the engine started a burst of tasks handed out at once
    * (0: not given). The executor wakes their workers one after another, in
    * an order the host's scheduler picks: the k-th to start waits about k
    * launch spacings, whatever the node's speed. */
   double launch_spacing_s;
-  int dispatch_line;
   int bursts_observed, burst_launches_observed; /**< calibrate: what the fit rests on */
-  int in_dispatch; /**< parsing: the section being read is [dispatch] */
+  /* parsing: where [spill disk] and [dispatch] began (0: not seen), and
+   * which of them is being read (-1: an operator's section) */
+  int whole_line[SL_SIM_COSTS_WHOLE_SECTIONS];
+  int in_whole;
 } sl_sim_costs;
 
 /** @brief The section of a cost file that gives the spill disk. */

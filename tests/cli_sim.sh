@@ -218,6 +218,12 @@ by_task=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["start_s"] - $h["di
   "$tmp/spaced/tasks.csv" | sort -n | awk '{printf "%s ", $2}')
 check "in no fixed order: neither by task nor against it ($by_task)" \
   bash -c "[ '$by_task' != '0 0.01 0.02 0.03 0.04 0.05 0.06 0.07 ' ] && [ '$by_task' != '0.07 0.06 0.05 0.04 0.03 0.02 0.01 0 ' ]"
+printf '[produce]\n[dispatch]\nlaunch_spacing = 1ms\n[dispatch]\n' >"$tmp/dup.costs"
+check "a second [dispatch] is refused with both lines" bash -c \
+  "'$sluice' sim fig9-small --costs '$tmp/dup.costs' --quiet 2>&1 | grep -q 'dup.costs:4: duplicate section \[dispatch\] (first at line 2)'"
+printf '[produce]\n[dispatch]\nspacing = 1ms\n' >"$tmp/key.costs"
+check "an unknown key in [dispatch] is refused and the known ones named" bash -c \
+  "'$sluice' sim fig9-small --costs '$tmp/key.costs' --quiet 2>&1 | grep -q \"key.costs:3: unknown key 'spacing' in \[dispatch\] (expected launch_spacing\""
 # set-up once per slot: charged to each slot's first task of the operator,
 # told apart by calibrate (the 'fresh' attempts), on the bound's path
 sed 's/^\[inference\]/&\ntime_setup = 1.5s/' workloads/fig9-small.ini >"$tmp/setup.ini"
