@@ -80,6 +80,7 @@ struct engine {
   sl_event_log *events; /* what the core was fed, with --record-events */
   pthread_mutex_t lock;
   pthread_cond_t main_cv;
+  pthread_cond_t spill_cv; /* a spilled partition's file is complete */
   worker **workers;     /* [node][slot] */
   int *nslots;
   /* kill: events that found no running task of their operator, by op + 1
@@ -154,6 +155,10 @@ static void deliver(engine *e, const sl_decision *d)
   if (!b) {
     fail_job(e, SL_ESTATE, "partition %u reached the sink without its bytes", d->part);
     return;
+  }
+  if (!mem && !sl_store_blob_ready(b)) { /* a sink's partition is written under the lock: never */
+    fail_job(e, SL_ESTATE, "partition %u reached the sink before its file was written", d->part);
+    goto out_release;
   }
   if (!mem) {
     if (sl_store_read_spill(path, &loaded, err, sizeof err) < 0) {
@@ -372,6 +377,53 @@ static void check_accounting(engine *e, int node)
     fail_job(e, SL_ESTATE, "node %d holds %.0f bytes but the core counts %.0f", node, real, booked);
 }
 
+/*
+ * Writes a partition the core spilled; called and returns with the lock
+ * held. A partition for the sink is written with the lock, as its DELIVER
+ * reads it at once. Any other is written without: the engine goes on
+ * meanwhile, and two slots' spills share the disk as they do in the
+ * simulator, where under the lock they took turns. A task that reads it
+ * before it is complete waits (read_spilled()).
+ */
+static int spill(worker *w, task_run *tr, sl_part_id pid, sl_rows *out, double bytes)
+{
+  engine *e = w->e;
+  char err[700];
+  double t0 = now_s(e);
+  int rc;
+  if (tr->op == e->plan->nops - 1) {
+    rc = sl_store_spill(e->store, pid, w->node, out, err, sizeof err);
+  } else {
+    sl_blob *b;
+    rc = sl_store_spill_begin(e->store, pid, w->node, bytes, &b, err, sizeof err);
+    if (rc == 0) {
+      pthread_mutex_unlock(&e->lock);
+      rc = sl_store_spill_write(b, out, err, sizeof err);
+      pthread_mutex_lock(&e->lock);
+      sl_store_spill_end(e->store, b);
+      pthread_cond_broadcast(&e->spill_cv);
+    }
+  }
+  if (rc < 0)
+    fail_job(e, rc == SL_ENOMEM ? SL_ENOMEM : SL_EIO, "operator '%s' on node %d: %s", e->plan->ops[tr->op].name,
+             w->node, err);
+  double took = now_s(e) - t0;
+  tr->spill_write_s += took;
+  tr->start_abs += took; /* the disk's time comes on top of the charge, as in the simulator */
+  tr->spill_write_bytes += bytes;
+  return rc;
+}
+
+/* A spilled input whose file another slot is still writing: the disk's
+ * time, as the reader sees it. Called without the lock. */
+static void wait_spill_written(engine *e, const sl_blob *b)
+{
+  pthread_mutex_lock(&e->lock);
+  while (!sl_store_blob_ready(b))
+    pthread_cond_wait(&e->spill_cv, &e->lock);
+  pthread_mutex_unlock(&e->lock);
+}
+
 /* Hands a full output buffer to the core; waits while it says wait. */
 static int flush(worker *w, task_run *tr, sl_rows *out)
 {
@@ -410,18 +462,10 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
       drain(e, w); /* the core's FAIL names the operator and the node */
     if (rc < 0)
       break;
-    char err[700];
     if (fate == SL_EMIT_STORED)
       rc = sl_store_put(e->store, pid, w->node, out);
-    else if (fate == SL_EMIT_SPILLED) {
-      double t0 = now_s(e);
-      if ((rc = sl_store_spill(e->store, pid, w->node, out, err, sizeof err)) < 0)
-        fail_job(e, SL_EIO, "operator '%s' on node %d: %s", e->plan->ops[tr->op].name, w->node, err);
-      double took = now_s(e) - t0;
-      tr->spill_write_s += took;
-      tr->start_abs += took; /* the disk's time comes on top of the charge, as in the simulator */
-      tr->spill_write_bytes += bytes;
-    }
+    else if (fate == SL_EMIT_SPILLED)
+      rc = spill(w, tr, pid, out, bytes);
     sl_rows_reset(out);
     tr->rows_out += rows;
     tr->bytes_out += bytes;
@@ -656,6 +700,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
     if (!src) { /* spilled: read it back, outside the lock */
       sl_rows_reset(&loaded);
       double t0 = now_s(e);
+      wait_spill_written(e, in[i].blob);
       rc = sl_store_read_spill(in[i].path, &loaded, err, sizeof err);
       double took = now_s(e) - t0;
       tr->spill_read_s += took;
@@ -1173,11 +1218,13 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&e.main_cv, &ca);
+  pthread_cond_init(&e.spill_cv, NULL);
   pthread_condattr_destroy(&ca);
   e.gpu_present = sl_cuda_device_count() > 0;
   if (!(e.net = sl_net_new(cluster, opts->time_scale))) {
     snprintf(err, errlen, "out of memory");
     pthread_cond_destroy(&e.main_cv);
+    pthread_cond_destroy(&e.spill_cv);
     pthread_mutex_destroy(&e.lock);
     return SL_ENOMEM;
   }
@@ -1264,6 +1311,7 @@ out_free:
 out_destroy:
   sl_net_free(e.net);
   pthread_cond_destroy(&e.main_cv);
+  pthread_cond_destroy(&e.spill_cv);
   pthread_mutex_destroy(&e.lock);
   return rc;
 }

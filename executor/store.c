@@ -15,6 +15,7 @@
 struct sl_blob_s {
   sl_rows rows;
   bool spilled;
+  bool writing; /* spilled, its file not yet complete: readers wait */
   int refs; /* the store's own reference plus one per reader */
   char path[600];
 };
@@ -163,41 +164,82 @@ static bool write_rows(FILE *f, const sl_rows *rows)
 }
 
 /* File layout: row count, then per row id, split, length, payload. */
-int sl_store_spill(sl_store *s, sl_part_id id, int node, sl_rows *rows, char *err, size_t errlen)
+static bool make_spill_dir(sl_store *s, char *err, size_t errlen)
 {
   if (!s->dir_made) {
     if (mkdir(s->dir, 0777) != 0 && errno != EEXIST) {
       snprintf(err, errlen, "%s: cannot create spill directory: %s", s->dir, strerror(errno));
-      return SL_EIO;
+      return false;
     }
     s->dir_made = true;
   }
+  return true;
+}
+
+int sl_store_spill_begin(sl_store *s, sl_part_id id, int node, double bytes, sl_blob **out, char *err,
+                         size_t errlen)
+{
+  *out = NULL;
+  if (!make_spill_dir(s, err, errlen))
+    return SL_EIO;
   entry *e = slot(s, id);
   sl_blob *b = e ? blob_new() : NULL;
-  if (!b)
+  if (!b) {
+    snprintf(err, errlen, "out of memory");
     return SL_ENOMEM;
+  }
   /* a new name per version: an old reader may still have the old file open */
   static unsigned version;
   snprintf(b->path, sizeof b->path, "%s/part-%u-%u.bin", s->dir, id, version++);
+  b->spilled = true;
+  b->writing = true;
+  b->refs++; /* the writer's pin */
+  e->b = b;
+  e->node = node;
+  e->bytes = bytes;
+  *out = b;
+  return 0;
+}
+
+int sl_store_spill_write(sl_blob *b, sl_rows *rows, char *err, size_t errlen)
+{
   errno = 0;
   FILE *f = fopen(b->path, "wb");
   bool ok = f && write_rows(f, rows);
   ok = f && fflush(f) == 0 && ok;
   ok = f && fclose(f) == 0 && ok;
-  if (!ok) {
-    int why = errno ? errno : EIO;
-    snprintf(err, errlen, "%s: cannot spill partition: %s%s", b->path, strerror(why),
-             why == ENOSPC || why == EFBIG ? " (the spill disk is full or a file size limit applies)" : "");
-    unlink(b->path);
-    free(b);
-    return SL_EIO;
-  }
-  b->spilled = true;
-  e->b = b;
-  e->node = node;
-  e->bytes = (double)sl_rows_bytes(rows);
   sl_rows_reset(rows);
-  return 0;
+  if (ok)
+    return 0;
+  int why = errno ? errno : EIO;
+  snprintf(err, errlen, "%s: cannot spill partition: %s%s", b->path, strerror(why),
+           why == ENOSPC || why == EFBIG ? " (the spill disk is full or a file size limit applies)" : "");
+  return SL_EIO;
+}
+
+void sl_store_spill_end(sl_store *s, sl_blob *b)
+{
+  (void)s;
+  b->writing = false;
+  blob_unref(b); /* the writer's pin; the file goes with the last one */
+}
+
+bool sl_store_blob_ready(const sl_blob *b)
+{
+  return !b->writing;
+}
+
+int sl_store_spill(sl_store *s, sl_part_id id, int node, sl_rows *rows, char *err, size_t errlen)
+{
+  sl_blob *b;
+  int rc = sl_store_spill_begin(s, id, node, (double)sl_rows_bytes(rows), &b, err, errlen);
+  if (rc < 0)
+    return rc;
+  rc = sl_store_spill_write(b, rows, err, errlen);
+  sl_store_spill_end(s, b);
+  if (rc < 0)
+    sl_store_drop(s, id); /* nothing half-written stays in the books */
+  return rc;
 }
 
 int sl_store_read_spill(const char *path, sl_rows *out, char *err, size_t errlen)

@@ -30,13 +30,31 @@ void sl_store_free(sl_store *s);
 /** @brief Keeps @p rows (moved in, @p rows left empty) as partition @p id on @p node. */
 SL_MUST_CHECK int sl_store_put(sl_store *s, sl_part_id id, int node, sl_rows *rows);
 
-/** @brief Writes @p rows to disk as partition @p id; @p rows is reset.
- *  SL_EIO (message in @p err) when the disk refuses. */
-int sl_store_spill(sl_store *s, sl_part_id id, int node, sl_rows *rows, char *err, size_t errlen);
-
 /** @brief A pinned partition: its bytes stay until released, even when the
  *  store forgets the partition meanwhile. */
 typedef struct sl_blob_s sl_blob;
+
+/** @brief Writes @p rows to disk as partition @p id; @p rows is reset.
+ *  SL_EIO (message in @p err) when the disk refuses; the partition is then
+ *  not kept. */
+int sl_store_spill(sl_store *s, sl_part_id id, int node, sl_rows *rows, char *err, size_t errlen);
+
+/*
+ * The same in three steps, so that the engine writes the file without its
+ * lock and two slots' spills share the disk: begin (with the lock) makes
+ * @p id a spilled partition of @p bytes on @p node whose file is not yet
+ * written and pins it for the writer (*out); write (without the lock: it
+ * touches that blob alone) fills the file and resets @p rows; end (with
+ * the lock) marks it complete and drops the writer's pin. A reader that
+ * pins it in between waits for sl_store_blob_ready().
+ */
+SL_MUST_CHECK int sl_store_spill_begin(sl_store *s, sl_part_id id, int node, double bytes, sl_blob **out,
+                                       char *err, size_t errlen);
+SL_MUST_CHECK int sl_store_spill_write(sl_blob *b, sl_rows *rows, char *err, size_t errlen);
+void sl_store_spill_end(sl_store *s, sl_blob *b);
+/** @brief False while a pinned spilled partition's file is still being written. */
+bool sl_store_blob_ready(const sl_blob *b);
+
 
 /** @brief Pins partition @p id for reading. In memory: *mem points at its
  *  rows. Spilled: *mem is NULL and @p path gets the file to read. NULL when
