@@ -224,6 +224,20 @@ check "a second [dispatch] is refused with both lines" bash -c \
 printf '[produce]\n[dispatch]\nspacing = 1ms\n' >"$tmp/key.costs"
 check "an unknown key in [dispatch] is refused and the known ones named" bash -c \
   "'$sluice' sim fig9-small --costs '$tmp/key.costs' --quiet 2>&1 | grep -q \"key.costs:3: unknown key 'spacing' in \[dispatch\] (expected launch_spacing\""
+# a batch operator whose first, fresh attempts took batches of 64, 48 and
+# 32 rows and whose later ones all took 16: per-task and per-row cost come
+# from all of them (174 ms a batch, 16 ms a row), not all of it per row
+mkdir -p "$tmp/fresh16"
+{
+  echo "op,op_name,start_s,end_s,rows_in,rows_out,bytes_out,status,fresh"
+  for r in 64 48 32 64; do echo "0,batch,0,$(awk -v r="$r" 'BEGIN{print 0.174 + 0.016 * r}'),$r,$r,1000,done,1"; done
+  for k in 1 2 3; do echo "0,batch,2,$(awk 'BEGIN{print 2 + 0.174 + 0.016 * 16}'),16,16,1000,done,0"; done
+} >"$tmp/fresh16/tasks.csv"
+"$sluice" calibrate "$tmp/fresh16" -o "$tmp/fresh16.costs" >/dev/null
+tpt=$(awk -F' = ' '/^time_per_task/{sub("s$","",$2); print $2}' "$tmp/fresh16.costs")
+tpr=$(awk -F' = ' '/^time_per_row/{sub("s$","",$2); print $2}' "$tmp/fresh16.costs")
+check "later attempts of one size: the fit takes every attempt ($tpt s a task, $tpr s a row)" \
+  awk -v a="$tpt" -v b="$tpr" 'BEGIN{exit !(a > 0.1735 && a < 0.1745 && b > 0.01599 && b < 0.01601)}'
 # set-up once per slot: charged to each slot's first task of the operator,
 # told apart by calibrate (the 'fresh' attempts), on the bound's path
 sed 's/^\[inference\]/&\ntime_setup = 1.5s/' workloads/fig9-small.ini >"$tmp/setup.ini"
