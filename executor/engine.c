@@ -381,9 +381,9 @@ static void check_accounting(engine *e, int node)
  * Writes a partition the core spilled; called and returns with the lock
  * held. A partition for the sink is written with the lock, as its DELIVER
  * reads it at once. Any other is written without: the engine goes on
- * meanwhile, and two slots' spills share the disk as they do in the
- * simulator, where under the lock they took turns. A task that reads it
- * before it is complete waits (read_spilled()).
+ * meanwhile, and two slots' spills share the disk, as in the simulator
+ * (under the lock they took turns). A task that reads it before it is
+ * complete waits (wait_spill_written()).
  */
 static int spill(worker *w, task_run *tr, sl_part_id pid, sl_rows *out, double bytes)
 {

@@ -502,16 +502,24 @@ static int op_slot(reader *r, const char *name, int op_index)
   return c->n++;
 }
 
+/* Room for one more element of @p size in *@p array of @p n, doubling *@p cap. */
+static int room_for_one(void **array, int64_t n, int64_t *cap, size_t size)
+{
+  if (n < *cap)
+    return 0;
+  int64_t ncap = *cap ? 2 * *cap : 256;
+  void *grown = realloc(*array, size * (size_t)ncap);
+  if (!grown)
+    return SL_ENOMEM;
+  *array = grown;
+  *cap = ncap;
+  return 0;
+}
+
 static int push_window(reader *r, int kind, double node, double from, double to)
 {
-  if (r->nwin[kind] == r->capwin[kind]) {
-    int64_t ncap = r->capwin[kind] ? 2 * r->capwin[kind] : 256;
-    spill_window *w = realloc(r->win[kind], sizeof *w * (size_t)ncap);
-    if (!w)
-      return SL_ENOMEM;
-    r->win[kind] = w;
-    r->capwin[kind] = ncap;
-  }
+  if (room_for_one((void **)&r->win[kind], r->nwin[kind], &r->capwin[kind], sizeof *r->win[kind]) < 0)
+    return SL_ENOMEM;
   r->win[kind][r->nwin[kind]++] = (spill_window){node, from, to};
   return 0;
 }
@@ -526,14 +534,8 @@ static int by_from(const void *pa, const void *pb)
 
 static int push_launch(reader *r, double at, double dispatch)
 {
-  if (r->nlaunch == r->caplaunch) {
-    int64_t ncap = r->caplaunch ? 2 * r->caplaunch : 256;
-    launch_sample *l = realloc(r->launch, sizeof *l * (size_t)ncap);
-    if (!l)
-      return SL_ENOMEM;
-    r->launch = l;
-    r->caplaunch = ncap;
-  }
+  if (room_for_one((void **)&r->launch, r->nlaunch, &r->caplaunch, sizeof *r->launch) < 0)
+    return SL_ENOMEM;
   r->launch[r->nlaunch++] = (launch_sample){at, dispatch};
   return 0;
 }

@@ -130,11 +130,7 @@ struct sim_s {
   node_t *nodes;
   slot_t *slots;
   int nslots;
-  /* the slots a drain() has launched, to space their starts: a stack, as
-   * drains nest (one slot per LAUNCH, so never more than nslots) */
-  slot_t **burst;
-  int nburst;
-  uint64_t launch_draws;
+  uint64_t launch_draws; /* the burst orders drawn so far (--costs [dispatch]) */
   sg_host_t storage, driver_host;
   sg_actor_t driver;
   /* the driver's sleep: workers wake it when the core wants a tick sooner */
@@ -397,35 +393,48 @@ static void notify_driver(sim *s)
   }
 }
 
-/* Decisions take effect through simcalls (kills, spawns, semaphores), and
- * a simcall lets other actors run, which may drain the rest of the queue:
- * several actors may be draining at one instant. The worker slots among
- * them are marked, so that none is killed with decisions in hand. */
+/* The slots one drain() launched. Its own: drains interleave (below). */
+typedef struct {
+  slot_t **slot;
+  int n, cap;
+} burst_t;
+
 /* Notes a slot that @p d launched, for space_starts(); true when it is the
  * slot of the worker draining, which runs its next task at once. */
-static bool note_launch(sim *s, const slot_t *me, const sl_decision *d)
+static bool note_launch(sim *s, const slot_t *me, const sl_decision *d, burst_t *b)
 {
   slot_t *w = slot_at(s, d->node, d->slot);
   if (!w || !w->busy || w->task != d->task)
     return false; /* not launched after all (written off) */
   if (w == me)
     return true;
-  if (s->o->launch_spacing_s > 0 && s->nburst < s->nslots)
-    s->burst[s->nburst++] = w;
+  if (!(s->o->launch_spacing_s > 0))
+    return false;
+  if (b->n == b->cap) {
+    int ncap = b->cap ? 2 * b->cap : 16;
+    slot_t **ns = realloc(b->slot, sizeof *ns * (size_t)ncap);
+    if (!ns) {
+      s->res->code = SL_ENOMEM;
+      return false;
+    }
+    b->slot = ns;
+    b->cap = ncap;
+  }
+  b->slot[b->n++] = w;
   return false;
 }
 
 /*
  * The executor starts the tasks it hands out at once one after another, as
  * their workers wake, in an order the host's scheduler picks: the slots
- * launched since @p base start at ranks of a random order, each the
+ * of @p burst start at ranks of a random order, each the
  * calibrated spacing after the one before, and after the draining worker's
  * own next task when there is one (rank 0).
  */
-static void space_starts(sim *s, int base, bool continued)
+static void space_starts(sim *s, burst_t *burst, bool continued)
 {
-  int n = s->nburst - base;
-  slot_t **b = s->burst + base;
+  int n = burst->n;
+  slot_t **b = burst->slot;
   for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
     int j = (int)(sl__draw_uniform(s->o->seed, STREAM_LAUNCH, s->launch_draws++) * (i + 1));
     if (j > i)
@@ -436,9 +445,13 @@ static void space_starts(sim *s, int base, bool continued)
   }
   for (int i = 0; i < n; i++)
     b[i]->launch_delay = s->o->launch_spacing_s * (i + (continued ? 1 : 0));
-  s->nburst = base;
+  free(burst->slot);
 }
 
+/* Decisions take effect through simcalls (kills, spawns, semaphores), and
+ * a simcall lets other actors run, which may drain the rest of the queue:
+ * several actors may be draining at one instant. The worker slots among
+ * them are marked, so that none is killed with decisions in hand. */
 static void drain(sim *s, double now)
 {
   sg_actor_t self = sg_actor_self();
@@ -447,15 +460,17 @@ static void drain(sim *s, double now)
     me = NULL;
   if (me)
     me->draining++;
-  int burst_base = s->nburst;
+  /* a worker another drain woke during a simcall of this one may have
+   * started before its delay is set: it starts at once, as it did */
+  burst_t burst = {0};
   bool continued = false;
   sl_decision d;
   while (sl_core_next(s->core, &d)) {
     handle(s, &d, now);
     if (d.kind == SL_DEC_LAUNCH)
-      continued |= note_launch(s, me, &d);
+      continued |= note_launch(s, me, &d, &burst);
   }
-  space_starts(s, burst_base, continued);
+  space_starts(s, &burst, continued);
   notify_driver(s);
   if (me)
     me->draining--;
@@ -987,8 +1002,7 @@ static int setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen)
   for (int n = 0; n < c->nnodes; n++)
     total += sl_core_node_slots(s->core, n);
   s->slots = calloc(total > 0 ? total : 1, sizeof *s->slots);
-  s->burst = calloc(total > 0 ? total : 1, sizeof *s->burst);
-  if (!s->nodes || !s->slots || !s->burst) {
+  if (!s->nodes || !s->slots) {
     snprintf(err, errlen, "out of memory");
     return SL_ENOMEM;
   }
@@ -1078,7 +1092,6 @@ static void free_sim(sim *s)
     free(s->slots[i].inputs);
   }
   free(s->slots);
-  free(s->burst);
   sl_sim_sink_free(s->sink);
 }
 
