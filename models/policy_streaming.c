@@ -43,6 +43,7 @@ typedef struct {
   double part_target[SL_MAX_OPS]; /* streaming-plus: output partition bytes, 0 = the plan's */
   double last_target[SL_MAX_OPS]; /* streaming-plus: the same in the operator's last wave */
   double area_s;                  /* streaming-plus: the bound's area, the JCT it aims at */
+  double bound_source_rate;       /* streaming-plus: source tasks per second at the bound, 0 = none */
 } streaming_state;
 
 /* Static allocation lives with the stream model's placement. */
@@ -359,14 +360,36 @@ static int next_node_with_room(sl_core *c, int op)
  * the work the plan gives the task (not the observed time, which counts the
  * transfers). Only then does where it is read matter more than spreading
  * the work over the nodes. */
-static bool transfer_dominates(const sl_core *c, int op, const sl__part *p)
+static bool transfer_exceeds(const sl_core *c, int op, const sl__part *p, double share)
 {
   double nic = sl_cluster_node_group(c->cluster, p->node)->nic_bps;
   if (!(nic > 0) || !isfinite(nic))
     return false;
   double work = sl_plan_task_time(&c->plan->ops[op], c->ops[op].est_in_rows);
-  return p->bytes / nic > work;
+  return p->bytes / nic > share * work;
 }
+
+static bool transfer_dominates(const sl_core *c, int op, const sl__part *p)
+{
+  return transfer_exceeds(c, op, p, 1);
+}
+
+/* streaming-plus reads a queued partition where it lives whenever a task
+ * fits there now and moving it would cost more than this share of the
+ * task's work: an idle slot on the partition's own node is as good as one
+ * elsewhere, and the transfer holds the slot it runs on. Without it, a
+ * 1-CPU filter over 64 MiB partitions on 177 Mbps NICs spent 4 of its 5 s
+ * a task receiving (zoo seed 1 case 15; seed 7 case 181: 22.4 -> 65.1% of
+ * the bound). Below the share, spreading the
+ * work matters more: at any transfer, consumers crowded onto the nodes
+ * that made their inputs, filled their stores and spilled (case 135:
+ * 64.7% of the bound to 2.9%). And only on a node whose store is less than
+ * LOCAL_READ_FILL full: GPU maps read where a source on 32 CPUs made their
+ * inputs, their outputs filled that node's store for a consumer capped at
+ * 3 tasks, and the GPUs of the other node idled (seed 3 case 198: 84.2%
+ * of the bound to 50.9%; 90.9% with the fill). */
+#define LOCAL_READ_SHARE 0.25
+#define LOCAL_READ_FILL 0.25
 
 /* Whether an operator upstream of @p op has a task to launch: a source
  * split, a queued input or a retry. */
@@ -407,7 +430,15 @@ static int input_home(const sl_core *c, int op, bool by_room)
     int n = p->node;
     if (!p->in_queue)
       continue;
-    if (!p->fresh || n < 0 || n >= c->nnodes || !transfer_dominates(c, op, p)) {
+    if (n < 0 || n >= c->nnodes) {
+      other = true;
+      continue;
+    }
+    if (!p->fresh || !transfer_dominates(c, op, p)) {
+      if (c->opts.streaming.bound_shares && transfer_exceeds(c, op, p, LOCAL_READ_SHARE) && sl__fits(c, n, op) &&
+          c->nodes[n].store_used < LOCAL_READ_FILL * c->nodes[n].store_budget &&
+          (!by_room || node_has_room(c, n, op)))
+        return n;
       other = true;
       continue;
     }
@@ -921,6 +952,17 @@ static void accrue(sl_core *c, double now)
   st->last_accrual = fmax(st->last_accrual, now);
 }
 
+/* streaming-plus admits sources at no less than a little over the
+ * bound's pace while the stores are less than this full. Algorithm 2
+ * drains at the pace of the slots the other operators leave free, and a
+ * source that is itself the bottleneck holds most of them: CPUs sat idle
+ * for admission with the stores mostly empty (zoo seed 1 case 185: 67.7
+ * -> 88.8% of the bound; case 76: 85.9 -> 97.6%). Past the fill, Algorithm 2
+ * alone: sources admitted at the bound's pace into stores of 44 MB
+ * spilled, and the backpressure idled 30% of the CPUs (seed 7 case 160:
+ * 94.3% to 66.0%). */
+#define RATE_FLOOR_FILL 0.5
+
 static void streaming_tick(sl_core *c, double now)
 {
   streaming_state *st = state(c);
@@ -931,6 +973,8 @@ static void streaming_tick(sl_core *c, double now)
   double L_cpu, L_gpu, L_mem;
   class_totals(c, &L_cpu, &L_gpu, &L_mem);
   st->admit_rate = P > EPS ? c->ops[0].est_out_bytes / P : L_mem;
+  if (st->bound_source_rate > 0 && c->stats.store_bytes < RATE_FLOOR_FILL * L_mem)
+    st->admit_rate = fmax(st->admit_rate, 1.1 * st->bound_source_rate * c->ops[0].est_out_bytes);
   st->next_refill = now + c->opts.replenish_period_s;
 }
 
@@ -1004,6 +1048,8 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
   if (sl_bound_compute_rate(c->plan, c->cluster, &b) < 0 || !(b.throughput_rows_s > 0))
     return;
   st->area_s = b.area_s;
+  if (c->plan->ops[0].kind == SL_OP_SOURCE && c->plan->ops[0].rows_per_task > 0)
+    st->bound_source_rate = b.throughput_rows_s / (double)c->plan->ops[0].rows_per_task;
   double slots[2] = {0, 0}, speed[2] = {0, 0};
   for (int n = 0; n < c->cluster->nnodes; n++) {
     const sl_node_group *g = sl_cluster_node_group(c->cluster, n);
