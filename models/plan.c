@@ -295,6 +295,30 @@ double sl_plan_work_per_source_row(const sl_plan *p, int i)
   return sl_plan_task_time(&p->ops[i], rows) * alpha_in(p, i) / rows;
 }
 
+double sl_plan_largest_task_rows(const sl_plan *p, int i)
+{
+  const sl_pop *o = &p->ops[i];
+  if (o->kind == SL_OP_SOURCE)
+    return (double)o->rows_per_task;
+  double rows = sl_plan_task_out_rows(&p->ops[i - 1], sl_plan_largest_task_rows(p, i - 1));
+  if (p->target_partition_bytes > 0 && o->in_row_bytes > 0)
+    rows = fmax(rows, ceil(p->target_partition_bytes / o->in_row_bytes));
+  rows = fmax(rows, (double)o->batch_size);
+  double total = sl_plan_rows_in(p, i);
+  if (total >= 1.0 && rows > total)
+    rows = total;
+  return rows < 1.0 ? 1.0 : rows;
+}
+
+double sl_plan_least_work_per_source_row(const sl_plan *p, int i)
+{
+  const sl_pop *o = &p->ops[i];
+  double rows = sl_plan_largest_task_rows(p, i);
+  /* a batch costs its time whether full or not: full ones cost least */
+  double batches = o->batch_size > 0 ? rows / o->batch_size : 1.0;
+  return (o->time_per_task + rows * o->time_per_row + batches * o->time_per_batch) * alpha_in(p, i) / rows;
+}
+
 void sl_resources_format(double cpu, double gpu, const sl_accel_set *accel, char *buf, size_t len)
 {
   char pin[SL_MAX_ACCELS * SL_NAME_MAX + 2] = "";

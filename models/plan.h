@@ -111,6 +111,22 @@ double sl_plan_expected_tasks(const sl_plan *p, int i);
 double sl_plan_work_per_source_row(const sl_plan *p, int i);
 
 /**
+ * @brief The least seconds of operator @p i's work per source row at speed 1
+ *        that any execution model can reach: per-task costs spread over the
+ *        largest task an engine may form (sl_plan_largest_task_rows), per-batch
+ *        costs over full batches. What a lower bound may charge.
+ */
+double sl_plan_least_work_per_source_row(const sl_plan *p, int i);
+
+/**
+ * @brief The most input rows a task of operator @p i can take: a source its
+ *        split; else the larger of a target partition's worth of rows (what
+ *        a task coalesces up to), one whole output of a producer task (a
+ *        partition that no model cut) and a batch; at most every row.
+ */
+double sl_plan_largest_task_rows(const sl_plan *p, int i);
+
+/**
  * @brief How an execution model cuts and gathers partitions; core.h gives
  *        each model's (sl_core_opts_sizing), which its policy follows.
  */
