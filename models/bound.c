@@ -476,7 +476,6 @@ static double fastest_speed(const bound_model *m, int i)
   return fastest;
 }
 
-/* One typical task of every operator back to back, each on its fastest node. */
 /* The least time the job can take whatever the schedule: one whole source
  * task (a source reads its split in one task), then, for every operator
  * after it, the least work a task of it can be given, one source row's
@@ -1124,7 +1123,7 @@ void sl_bound_print(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FI
   fprintf(f, "  throughput     %.6g source rows/s\n", b->throughput_rows_s);
   fprintf(f, "  area           %.3f s (%lld rows at that rate)\n", b->area_s,
           p ? (long long)p->source_rows : 0LL);
-  fprintf(f, "  critical path  %.3f s (one typical task per operator)\n", b->critical_path_s);
+  fprintf(f, "  critical path  %.3f s (a source task, then a source row through each operator)\n", b->critical_path_s);
   if (b->task_cut_s > fmax(b->area_s, b->critical_path_s) * (1 + 1e-9) && p && b->task_cut_op >= 0 &&
       b->task_cut_op < p->nops)
     fprintf(f, "  task cut       %.3f s ('%s': more tasks are more work, fewer a longer last one)\n",
