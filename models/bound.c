@@ -133,7 +133,10 @@ static bool slot_share(double slots, double req, double *share)
   return true;
 }
 
-static int model_build(bound_model *m, const sl_plan *p, const sl_cluster *c)
+/* With @p typical, each task's work is a typical task's (what a policy's
+ * tasks take, which it sizes its shares by); else the least any model's
+ * tasks reach (what a lower bound may charge). */
+static int model_build(bound_model *m, const sl_plan *p, const sl_cluster *c, bool typical)
 {
   memset(m, 0, sizeof(*m));
   m->nops = p->nops;
@@ -151,7 +154,7 @@ static int model_build(bound_model *m, const sl_plan *p, const sl_cluster *c)
     const sl_pop *o = &p->ops[i];
     m->out_bytes[i] = o->alpha_rows * o->out_row_bytes;
     m->in_bytes[i] = i > 0 ? m->out_bytes[i - 1] : 0;
-    double w = sl_plan_least_work_per_source_row(p, i);
+    double w = typical ? sl_plan_work_per_source_row(p, i) : sl_plan_least_work_per_source_row(p, i);
     bool anywhere = false;
     for (int g = 0; g < m->ngroups; g++) {
       bool ok = m->count[g] > 0 && sl_group_allows(&c->groups[g], &o->accel) &&
@@ -941,7 +944,8 @@ static double disk_time(const sl_plan *p, const sl_cluster *c)
   return t;
 }
 
-static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsigned mask, sl_bound *out)
+static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsigned mask, bool typical,
+                   sl_bound *out)
 {
   if (!p || !c || !out || p->nops < 1 || p->nops > SL_MAX_OPS || c->ngroups < 1 ||
       c->ngroups > SL_MAX_GROUPS)
@@ -951,7 +955,7 @@ static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsig
   bound_model *m = malloc(sizeof(*m));
   if (!m)
     return SL_ENOMEM;
-  int rc = model_build(m, p, c);
+  int rc = model_build(m, p, c, typical);
   if (rc == 0)
     rc = solve_model(m, p, c, bottleneck, mask, out);
   if (rc == 0) {
@@ -976,17 +980,17 @@ static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsig
 
 int sl_bound_compute(const sl_plan *p, const sl_cluster *c, sl_bound *out)
 {
-  return compute(p, c, true, ~0u, out);
+  return compute(p, c, true, ~0u, false, out);
 }
 
 int sl_bound_limits(const sl_plan *p, const sl_cluster *c, sl_bound *out)
 {
-  return compute(p, c, false, ~0u, out);
+  return compute(p, c, false, ~0u, false, out);
 }
 
 int sl_bound_compute_rate(const sl_plan *p, const sl_cluster *c, sl_bound *out)
 {
-  return compute(p, c, false, ~(1u << CLS_NET), out);
+  return compute(p, c, false, ~(1u << CLS_NET), true, out);
 }
 
 /* The slowest speed operator @p i runs at, 0 when it fits nowhere. */
@@ -1064,7 +1068,7 @@ int sl_bound_task_rows(const sl_plan *p, const sl_cluster *c, double rows[SL_MAX
   double *val = NULL;
   if (!m)
     return SL_ENOMEM;
-  rc = model_build(m, p, c);
+  rc = model_build(m, p, c, true);
   if (rc == 0) {
     n = ncols(m);
     idx = malloc(sizeof(*idx) * (n + 1));

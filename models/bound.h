@@ -64,7 +64,9 @@ int sl_bound_limits(const sl_plan *p, const sl_cluster *c, sl_bound *out);
  *        storage allow when transfers cost nothing. What a policy sizes
  *        its operators' shares of slots by: a task that waits for its
  *        input to arrive still holds its slot, so the network's lower rate
- *        would size them too small.
+ *        would size them too small. Its tasks do a typical task's work, not
+ *        the least any model's tasks reach: the shares are of the slots the
+ *        policy's own tasks will hold.
  */
 int sl_bound_compute_rate(const sl_plan *p, const sl_cluster *c, sl_bound *out);
 
