@@ -22,8 +22,10 @@
  * the largest task an engine forms, per-batch costs over full batches).
  * Amortised over a typical task instead, the area charged a map 16-row
  * tasks' fixed costs where streaming gathered 256 rows a task, and the run
- * beat its bound by 1.8% (zoo seed 3 case 135). An operator's speed is that of its class,
- * GPU when it requests a GPU. e_k is the share of class-k slots one task
+ * beat its bound by 1.8% (zoo seed 3 case 135). The policies size their
+ * shares by typical tasks (model_build's @p typical), the work their own
+ * tasks do. An operator's speed is that of its class, GPU when it requests
+ * a GPU. e_k is the share of class-k slots one task
  * occupies: slots / floor(slots / req) for req > 0, else 0. Slots are whole
  * on a real node, so a 0.99-CPU task on 8 CPUs still leaves only 8 running
  * at once: it occupies one slot (the paper's Fig. 9 bound of 150 s). Read
@@ -546,8 +548,8 @@ static double cut_area(bound_model *m, const sl_plan *p, const sl_cluster *c, in
  * JCT is at least max(area(k), longest(k)) for that k, so at least the
  * least of these over k, found by bisection (area rises with k, the
  * longest task falls). k runs from tasks of the largest size an engine
- * forms (the area assumes tasks no larger) to one row each. The area and critical path
- * alone missed it: zoo case 45's last operator, 57 s a task plus 2.2 s a
+ * forms (the area assumes tasks no larger) to one row each. The area and
+ * critical path alone missed it: zoo case 45's last operator, 57 s a task plus 2.2 s a
  * row on 256-row batches, makes 70 tasks of 625 s for 396 slots, or, cut
  * finer, more work than the area charged; the bound said 119 s where no
  * cut allows less than 163 s.
@@ -1127,7 +1129,8 @@ void sl_bound_print(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FI
   fprintf(f, "  throughput     %.6g source rows/s\n", b->throughput_rows_s);
   fprintf(f, "  area           %.3f s (%lld rows at that rate)\n", b->area_s,
           p ? (long long)p->source_rows : 0LL);
-  fprintf(f, "  critical path  %.3f s (a source task, then a source row through each operator)\n", b->critical_path_s);
+  fprintf(f, "  critical path  %.3f s (a source task, then a source row through each operator)\n",
+          b->critical_path_s);
   if (b->task_cut_s > fmax(b->area_s, b->critical_path_s) * (1 + 1e-9) && p && b->task_cut_op >= 0 &&
       b->task_cut_op < p->nops)
     fprintf(f, "  task cut       %.3f s ('%s': more tasks are more work, fewer a longer last one)\n",

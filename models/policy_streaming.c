@@ -355,11 +355,12 @@ static int next_node_with_room(sl_core *c, int op)
   return -1;
 }
 
-/* Whether moving partition @p p off its node takes longer than the work of
- * a task of @p op: its bytes over the NIC of the node that holds it against
- * the work the plan gives the task (not the observed time, which counts the
- * transfers). Only then does where it is read matter more than spreading
- * the work over the nodes. */
+/* Whether moving partition @p p off its node takes longer than @p share of
+ * the work of a task of @p op: its bytes over the NIC of the node that
+ * holds it against the work the plan gives the task (not the observed
+ * time, which counts the transfers). With the whole work
+ * (transfer_dominates()), where it is read matters more than spreading the
+ * work over the nodes. */
 static bool transfer_exceeds(const sl_core *c, int op, const sl__part *p, double share)
 {
   double nic = sl_cluster_node_group(c->cluster, p->node)->nic_bps;
@@ -390,6 +391,22 @@ static bool transfer_dominates(const sl_core *c, int op, const sl__part *p)
  * of the bound to 50.9%; 90.9% with the fill). */
 #define LOCAL_READ_SHARE 0.25
 #define LOCAL_READ_FILL 0.25
+
+/* Whether a task of @p op can start on node @p n now, with room for its
+ * output there when @p by_room. */
+static bool starts_on(const sl_core *c, int n, int op, bool by_room)
+{
+  return sl__fits(c, n, op) && (!by_room || node_has_room(c, n, op));
+}
+
+/* streaming-plus: whether @p p, which no rule sends home, is still best
+ * read where it lives (see LOCAL_READ_SHARE). */
+static bool read_locally(const sl_core *c, int op, const sl__part *p, bool by_room)
+{
+  const sl__node *nd = &c->nodes[p->node];
+  return c->opts.streaming.bound_shares && transfer_exceeds(c, op, p, LOCAL_READ_SHARE) &&
+         nd->store_used < LOCAL_READ_FILL * nd->store_budget && starts_on(c, p->node, op, by_room);
+}
 
 /* Whether an operator upstream of @p op has a task to launch: a source
  * split, a queued input or a retry. */
@@ -435,14 +452,12 @@ static int input_home(const sl_core *c, int op, bool by_room)
       continue;
     }
     if (!p->fresh || !transfer_dominates(c, op, p)) {
-      if (c->opts.streaming.bound_shares && transfer_exceeds(c, op, p, LOCAL_READ_SHARE) && sl__fits(c, n, op) &&
-          c->nodes[n].store_used < LOCAL_READ_FILL * c->nodes[n].store_budget &&
-          (!by_room || node_has_room(c, n, op)))
+      if (read_locally(c, op, p, by_room))
         return n;
       other = true;
       continue;
     }
-    if (sl__fits(c, n, op) && (!by_room || node_has_room(c, n, op)))
+    if (starts_on(c, n, op, by_room))
       return n;
     if (sl__fits_once_finished(c, n, op))
       wait = true;
@@ -963,6 +978,10 @@ static void accrue(sl_core *c, double now)
  * 94.3% to 66.0%). */
 #define RATE_FLOOR_FILL 0.5
 
+/* How much faster than the bound's pace streaming-plus lets sources start:
+ * a little, so that the pace never holds the bottleneck back. */
+#define BOUND_PACE_SLACK 1.1
+
 static void streaming_tick(sl_core *c, double now)
 {
   streaming_state *st = state(c);
@@ -974,7 +993,7 @@ static void streaming_tick(sl_core *c, double now)
   class_totals(c, &L_cpu, &L_gpu, &L_mem);
   st->admit_rate = P > EPS ? c->ops[0].est_out_bytes / P : L_mem;
   if (st->bound_source_rate > 0 && c->stats.store_bytes < RATE_FLOOR_FILL * L_mem)
-    st->admit_rate = fmax(st->admit_rate, 1.1 * st->bound_source_rate * c->ops[0].est_out_bytes);
+    st->admit_rate = fmax(st->admit_rate, BOUND_PACE_SLACK * st->bound_source_rate * c->ops[0].est_out_bytes);
   st->next_refill = now + c->opts.replenish_period_s;
 }
 
@@ -1072,7 +1091,7 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
    * lockstep, the GPUs idle between waves (video on 32 nodes: 40% of the
    * bound, 96% paced). Sources that make their rows start freely. */
   if (c->plan->ops[0].rows_per_task > 0 && c->plan->ops[0].read_bytes_per_row > 0 && c->cluster->storage_bps > 0)
-    st->source_rate = 1.1 * b.throughput_rows_s / (double)c->plan->ops[0].rows_per_task;
+    st->source_rate = BOUND_PACE_SLACK * st->bound_source_rate;
 }
 
 /* Partitions fine enough for the consumer's slots: a partition is the
