@@ -635,6 +635,24 @@ static int reserve_launch_in(sl_core *c, int n)
   return 0;
 }
 
+/* Charges operator @p op's holdings up to @p now, before they change. */
+static void accrue_usage(sl_core *c, int op, double now)
+{
+  sl__op *s = &c->ops[op];
+  if (now > s->used_at) {
+    s->used_s[0] += s->cpu_used * (now - s->used_at);
+    s->used_s[1] += s->gpu_used * (now - s->used_at);
+    s->used_at = now;
+  }
+}
+
+double sl__op_used_seconds(const sl_core *c, int op, bool gpu, double now)
+{
+  const sl__op *s = &c->ops[op];
+  double held = gpu ? s->gpu_used : s->cpu_used;
+  return s->used_s[gpu] + (now > s->used_at ? held * (now - s->used_at) : 0);
+}
+
 void sl__launch(sl_core *c, double now, sl_task_id id, int node)
 {
   sl__task *t = &c->tasks[id];
@@ -664,6 +682,7 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   c->free_slots--;
   c->ops[t->op].running++;
   nd->op_running[t->op]++;
+  accrue_usage(c, t->op, now);
   c->ops[t->op].cpu_used += op->cpu;
   c->ops[t->op].gpu_used += op->gpu;
   c->stats.tasks_launched++;
@@ -701,6 +720,7 @@ void sl__release(sl_core *c, sl__task *t)
   nd->op_running_out[t->op] -= t->out_bytes;
   if (nd->op_running[t->op] == 0)
     nd->op_running_out[t->op] = 0; /* no rounding residue */
+  accrue_usage(c, t->op, c->now);
   c->ops[t->op].cpu_used -= t->cpu;
   c->ops[t->op].gpu_used -= t->gpu;
   if (t->waiting) {

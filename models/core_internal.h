@@ -112,6 +112,9 @@ typedef struct {
   double buffered;     /**< output bytes alive and not yet consumed */
   double in_queue_bytes;
   double cpu_used, gpu_used;
+  double used_s[2];    /**< CPU and GPU slot-seconds held so far (to used_at): what a
+                            policy averages holdings over a period with */
+  double used_at;
   double running_out_bytes; /**< emitted so far by the running attempts */
   /* estimates, refreshed from observations */
   int64_t nobs;
@@ -264,6 +267,9 @@ static inline bool sl__op_allowed(const struct sl_core_s *c, int node, int op)
 
 /** @brief CPU (or GPU) slots of the alive nodes operator @p op may run on. */
 double sl__op_capacity(const struct sl_core_s *c, int op, bool gpu);
+/** @brief CPU (@p gpu false) or GPU slot-seconds operator @p op has held
+ *         from the start of the run to @p now. */
+double sl__op_used_seconds(const struct sl_core_s *c, int op, bool gpu, double now);
 
 /** @brief Whether operators @p a and @p b may run on a common node group. */
 static inline bool sl__ops_overlap(const struct sl_core_s *c, int a, int b)
@@ -390,6 +396,9 @@ void sl__reset_all(struct sl_core_s *c, double now);
 
 /* Views of the streaming policy's arithmetic, for tests. */
 double sl__streaming_drain_seconds(const struct sl_core_s *c);
+/** @brief The same with the slots each operator held on average since
+ *         Algorithm 2's period began, as its tick computes it. */
+double sl__streaming_period_drain_seconds(const struct sl_core_s *c);
 void sl__streaming_reservation(struct sl_core_s *c, int op, double *task_cpu, double *task_mem,
                                double *out_mem, double *shared_cpu, double *shared_mem);
 

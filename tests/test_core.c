@@ -133,6 +133,14 @@ static void test_algorithm2_worked_example(void **state)
   /* the bottleneck form: the transform alone takes 2 s per partition */
   c->opts.drain_sum = false;
   assert_float_equal(sl__streaming_drain_seconds(c), 2.0, 1e-9);
+  /* Over a period, the slots the others held on average: had the sources
+   * held 2 CPUs for the first half second only (1 CPU on average over
+   * the second since the period began), the transform had 7 slots. */
+  c->ops[0].used_s[0] = 1.0;
+  c->ops[0].used_at = 1.0;
+  c->now = 1.0;
+  assert_float_equal(sl__streaming_period_drain_seconds(c), 12.0 / 7, 1e-9);
+  assert_float_equal(sl__streaming_drain_seconds(c), 2.0, 1e-9); /* the instant */
   sl_core_free(c);
   sl_cluster_free(&cl);
 }

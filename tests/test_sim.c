@@ -278,7 +278,7 @@ static void test_node_lost_mid_transfer(void **state)
   (void)state;
   int64_t cut = 0;
   int node = 0;
-  for (double t = 3.0; t <= 6.0; t += 0.75, node = (node + 1) % 3) {
+  for (double t = 3.0; t <= 6.0; t += 0.25, node = (node + 1) % 3) {
     char schedule[64];
     snprintf(schedule, sizeof schedule, "lose:%d@%gs,join:%d@%gs", node, t, node, t + 2);
     cut += run_faults("streaming", schedule, 20 * MB, true);
