@@ -1161,7 +1161,7 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
  * than it has slots leaves slots idle, and a few large ones leave a long
  * tail (68 partitions of 86 s each on 64 GPUs take two waves, 172 s, for
  * 91 s of work). streaming-plus cuts the outputs of operator @p i so that
- * its consumer gets about four partitions a slot, no smaller than keeps
+ * its consumer gets about PARTS_PER_SLOT partitions a slot, no smaller than keeps
  * the consumer's fixed costs per task (and per batch, unless batches are
  * free) under a tenth of its work; and, before that, small enough that the
  * stores hold an input for every consumer slot and two outputs for every
@@ -1199,6 +1199,17 @@ static double amortising_rows(const sl_core *c, int i, double fixed)
   return sl_plan_amortising_rows(fixed, o->time_per_row);
 }
 
+/* Partitions a consumer slot gets over the job. At four, more memory made
+ * 18 zoo cases (seed 1) slower by over 2%: larger stores lifted the memory
+ * cap that had cut partitions finer than four a slot, and the coarser cut
+ * balanced worse (case 161: 18,258 tasks at 1x, 9,278 and 11% slower at
+ * 2x). At eight: 14 such cases; cases of 8 partitions a node or more,
+ * seeds 1, 7 and 3: mean +0.5 points each, 12, 10 and 14 cases up by over
+ * 2 points, 3, 2 and 5 down (the largest, seed 1 case 77, 61.4 -> 54.9%:
+ * more of its partitions cross tight NICs). At sixteen the mean rose by a
+ * point but seven cases lost 7 to 14 points. */
+#define PARTS_PER_SLOT 8
+
 static double fine_partition_bytes(const sl_core *c, int i, bool last_wave)
 {
   if (i + 1 >= c->nops || c->plan->ops[i + 1].kind == SL_OP_ALL_TO_ALL)
@@ -1206,7 +1217,7 @@ static double fine_partition_bytes(const sl_core *c, int i, bool last_wave)
   const sl_pop *o = &c->plan->ops[i], *next = &c->plan->ops[i + 1];
   double row_bytes = fmax(o->out_row_bytes, 1);
   double rows_in = (double)c->plan->source_rows * o->alpha_rows;
-  double rows = ceil(rows_in / (4 * sl__op_instances(c, i + 1)));
+  double rows = ceil(rows_in / (PARTS_PER_SLOT * sl__op_instances(c, i + 1)));
   double fixed = next->time_per_task + (sl__batch_free(c, i + 1) ? 0 : next->time_per_batch);
   double floor_rows = 1;
   if (fixed > 0)
