@@ -63,6 +63,10 @@ static const sl_ini_key cost_keys[] = {
   {.name = "out_row_bytes", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_NONNEG,
    .offset = COST(out_row_bytes), .tag = SL_COST_OUT_ROW_BYTES, .dflt_doc = "the spec's",
    .doc = "size of one output row"},
+  {.name = "rows_fitted", .type = SL_INI_REAL, .unit = "rows", .range = SL_INI_NONNEG,
+   .offset = COST(rows_fitted), .tag = SL_COST_ROWS_FITTED, .dflt_doc = "none: the costs apply as given",
+   .doc = "the one rows_in every attempt had, where the fit could not tell task from row costs: a "
+          "simulation keeps the spec's split between them, scaled to what a task of these rows took"},
   {.name = "tasks_observed", .type = SL_INI_INT64, .unit = "tasks", .range = SL_INI_NONNEG,
    .offset = COST(tasks_observed), .dflt_doc = "none", .doc = "attempts the fit saw; informational"},
   {.name = "rows_out_spread", .type = SL_INI_REAL, .range = SL_INI_NONNEG, .offset = COST(rows_out_spread),
@@ -238,6 +242,34 @@ static void refresh_plan(sl_plan *p)
   p->sink_rows = (double)p->source_rows * alpha;
 }
 
+/* A fit whose attempts all took the same rows (@p oc's rows_fitted)
+ * measured what a task of those rows takes, not how it splits between
+ * fixed and per-row costs; writing all of it per row claimed that smaller
+ * tasks cost less, which the run never showed. A batch operator whose
+ * real tasks were all one batch of 5 rows (300 ms a batch, 15 ms a row in
+ * its spec) then had free batches in the simulation, and streaming-plus
+ * cut them to one row: 210 batch tasks where the real run had 42
+ * (bench/validate oddrows, -5.9%). The spec's split is kept instead,
+ * scaled so that a task of the fitted rows takes what was measured; a
+ * spec with no time for such a task keeps the file's per-row cost. True
+ * when it applied. */
+static bool apply_at_one_size(const sl_sim_op_cost *oc, sl_pop *o)
+{
+  if (!(oc->set & SL_COST_ROWS_FITTED) || !(oc->rows_fitted > 0))
+    return false;
+  double x = oc->rows_fitted;
+  double spec = sl_plan_task_time(o, x);
+  double measured = (oc->set & SL_COST_TIME_PER_TASK ? oc->time_per_task : 0) +
+                    (oc->set & SL_COST_TIME_PER_ROW ? oc->time_per_row : 0) * x;
+  if (!(spec > 0) || !(measured > 0))
+    return false;
+  double k = measured / spec;
+  o->time_per_task *= k;
+  o->time_per_batch *= k;
+  o->time_per_row *= k;
+  return true;
+}
+
 /* The fixed costs of @p o from @p oc. A file that gives no time_per_batch
  * (a calibrated one: it fits a cost per task and per row) has the batch
  * costs inside its time per task. Where the spec splits a batch
@@ -277,9 +309,11 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
       return fail_at(err, errlen, c->path, oc->line, "no operator '%s' in the plan (operators: %s)", oc->op, names);
     }
     sl_pop *o = &plan->ops[i];
-    apply_fixed_costs(oc, o);
-    if (oc->set & SL_COST_TIME_PER_ROW)
-      o->time_per_row = oc->time_per_row;
+    if (!apply_at_one_size(oc, o)) {
+      apply_fixed_costs(oc, o);
+      if (oc->set & SL_COST_TIME_PER_ROW)
+        o->time_per_row = oc->time_per_row;
+    }
     if (oc->set & SL_COST_TIME_SPREAD)
       o->time_spread = oc->time_spread;
     if (oc->set & SL_COST_TIME_SETUP)
@@ -839,6 +873,7 @@ static double fit(const samples *s, sl_sim_op_cost *oc)
   if (!oc->rows_varied) {
     a = mx > 0 ? 0 : my;
     b = mx > 0 ? my / mx : 0;
+    oc->rows_fitted = s->n > 0 && mx > 0 ? mx : 0;
   } else {
     b = sxy / sxx;
     a = my - b * mx;
@@ -1110,7 +1145,12 @@ int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *wo
   for (int i = 0; i < c->n; i++) {
     const sl_sim_op_cost *o = &c->ops[i];
     fprintf(f, "\n[%s]\n", o->op);
-    if (!o->rows_varied)
+    if (!o->rows_varied && o->rows_fitted > 0)
+      fprintf(f, "; rows_in did not vary: the fit cannot tell per-task from per-row cost; it writes all of\n"
+                 "; it per row, and a simulation keeps the spec's split, scaled to what %.6g rows took\n"
+                 "rows_fitted = %.9g\n",
+              o->rows_fitted, o->rows_fitted);
+    else if (!o->rows_varied)
       fputs("; rows_in did not vary: the fit cannot tell per-task from per-row cost, so all of it is per row\n", f);
     fprintf(f, "tasks_observed = %lld\n", (long long)o->tasks_observed);
     fprintf(f, "time_per_task = %.9gs\n", o->time_per_task);

@@ -44,6 +44,7 @@ enum {
   SL_COST_ROWS_OUT = 1 << 4,
   SL_COST_OUT_ROW_BYTES = 1 << 5,
   SL_COST_TIME_SETUP = 1 << 6,
+  SL_COST_ROWS_FITTED = 1 << 7,
 };
 
 /** @brief The costs of one operator; @p set says which fields were given. */
@@ -54,6 +55,9 @@ typedef struct {
   double time_per_task, time_per_row, time_per_batch, time_spread;
   double time_setup; /**< once per slot before its first task of the operator */
   double rows_out_per_row, out_row_bytes;
+  double rows_fitted; /**< the one rows_in every attempt the fit saw had (0: they varied): the
+                           simulation then keeps the spec's split between task, batch and row
+                           costs, scaled to the time measured */
   /* what calibration saw; informational */
   int64_t tasks_observed;
   double rows_out_spread, out_row_bytes_spread;

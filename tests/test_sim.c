@@ -571,6 +571,54 @@ static void test_cost_file_keeps_batch_shape(void **state)
   sl_cluster_free(&f.cluster);
 }
 
+/* A fit whose attempts all took one row count cannot tell fixed from
+ * per-row cost: the file says which count (rows_fitted), and a simulation
+ * keeps the spec's split, scaled to the time measured. Read as all per
+ * row, the batch operator of bench/validate/oddrows (every real task one
+ * batch of 5 rows) had free batches, and streaming-plus cut them to one
+ * row in the simulation only: 210 batch tasks against 42, -5.9%. */
+static void test_cost_file_one_row_count(void **state)
+{
+  (void)state;
+  char path[128], err[512];
+  fixture f;
+  load_fig9_small(&f, 160 * MB);
+  sl_pop *batch = &f.plan.ops[1];
+  batch->batch_size = 5;
+  batch->time_per_task = 0;
+  batch->time_per_batch = 0.3;
+  batch->time_per_row = 0.015;
+  sl_sim_costs c = {.n = 1}, back;
+  snprintf(c.ops[0].op, sizeof c.ops[0].op, "%s", batch->name);
+  c.ops[0].time_per_row = 0.0375; /* a 5-row task took half the spec's 0.375 s */
+  c.ops[0].rows_varied = 0;
+  c.ops[0].rows_fitted = 5;
+  snprintf(path, sizeof path, "%s/one-count-costs-%d.ini", SL_BINARY_DIR, (int)getpid());
+  FILE *fp = fopen(path, "w");
+  assert_non_null(fp);
+  assert_int_equal(sl_sim_costs_write(&c, "run", "w", fp), 0);
+  fclose(fp);
+  int rc = sl_sim_costs_load(path, &back, err, sizeof err);
+  unlink(path);
+  if (rc != 0)
+    fail_msg("%s", err);
+  assert_true(back.ops[0].set & SL_COST_ROWS_FITTED);
+  assert_float_equal(back.ops[0].rows_fitted, 5, 1e-12);
+  assert_int_equal(sl_sim_costs_apply(&back, &f.plan, err, sizeof err), 0);
+  assert_float_equal(batch->time_per_batch, 0.15, 1e-9);
+  assert_float_equal(batch->time_per_row, 0.0075, 1e-9);
+  assert_float_equal(batch->time_per_task, 0, 1e-12);
+  assert_float_equal(sl_plan_task_time(batch, 5), 0.1875, 1e-9); /* what was measured */
+  assert_float_equal(sl_plan_task_time(batch, 1), 0.1575, 1e-9); /* a batch is not free */
+
+  /* a spec with no cost for such a task keeps the file's per-row cost */
+  batch->time_per_batch = batch->time_per_row = batch->time_per_task = 0;
+  assert_int_equal(sl_sim_costs_apply(&back, &f.plan, err, sizeof err), 0);
+  assert_float_equal(batch->time_per_row, 0.0375, 1e-12);
+  assert_float_equal(batch->time_per_batch, 0, 1e-12);
+  sl_cluster_free(&f.cluster);
+}
+
 /* A calibrated file names its run folder in a comment, however long its path. */
 static void test_cost_file_long_source(void **state)
 {
@@ -950,6 +998,7 @@ int main(void)
     cmocka_unit_test(test_calibrate_divides_out_spread),
     cmocka_unit_test(test_cost_file_errors),
     cmocka_unit_test(test_cost_file_keeps_batch_shape),
+    cmocka_unit_test(test_cost_file_one_row_count),
     cmocka_unit_test(test_cost_file_long_source),
     cmocka_unit_test(test_platform_xml),
     cmocka_unit_test(test_refused_options),
