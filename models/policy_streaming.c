@@ -251,12 +251,16 @@ static double net_to_emit(const sl_core *c, int op)
   return fmax(0, out - c->ops[op].running * c->ops[op].est_in_bytes);
 }
 
-/* Tasks of @p i that could start soon: its queued partitions and those
- * its producer's running tasks (and the task of @p op about to launch)
- * will make. Room kept for the outputs of an operator with nothing to
- * run only blocks the operators that would feed it: an expanding map
- * waited with 190 partitions queued, the store half full of its inputs
- * and every slot idle (zoo case 145, 2% of the bound). */
+/* Tasks of @p i that could start soon: those its queued partitions and
+ * the partitions its producer's running tasks (and the task of @p op about
+ * to launch) will make can fill, a task gathering as many partitions as
+ * it reads on average. Room kept for the outputs of an operator with
+ * nothing to run only blocks the operators that would feed it: an
+ * expanding map waited with 190 partitions queued, the store half full of
+ * its inputs and every slot idle (zoo case 145, 2% of the bound). Counted
+ * a task a partition, a map of 32-row batches over 4-row source outputs
+ * was kept room for eight times the tasks it could run, and the sources
+ * ran on a fifth of the CPUs (zoo case 6, 35% of the bound). */
 static double tasks_coming(const sl_core *c, int i, int op)
 {
   const sl__op *up = &c->ops[i - 1];
@@ -264,7 +268,9 @@ static double tasks_coming(const sl_core *c, int i, int op)
   parts += (up->running + (i - 1 == op)) * fmax(1, up->est_out_parts);
   if (c->plan->ops[i].kind == SL_OP_ALL_TO_ALL || !c->opts.streaming.bound_shares)
     return INFINITY; /* the paper's policy keeps room for every slot */
-  return parts;
+  double part_bytes = up->est_out_bytes / fmax(1, up->est_out_parts);
+  double parts_per_task = part_bytes > 0 ? fmax(1, c->ops[i].est_in_bytes / part_bytes) : 1;
+  return ceil(parts / parts_per_task - 1e-9);
 }
 
 /* Room in the stores for what one more task of @p op will emit, on top
