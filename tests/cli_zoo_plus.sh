@@ -38,6 +38,10 @@
 #            store room as if each queued partition were a task of its
 #            own, eight times what it could run: the sources held a fifth
 #            of the CPUs, 35.2% (this one must reach 55%)
+#   case 155 sources read from storage at the bound's pace: the last of
+#            its 20 s source tasks started with a fifth of the job left
+#            and ended after everything else, 82.0% (this one must reach
+#            90%)
 # and seed 7's
 #   case 18  a map whose rounded sizes "grew" its data by 0.12% waited for
 #            store room its own queued input filled: 14.8% (the paper's
@@ -68,6 +72,7 @@ zoo_case_reaches "$tmp/zoo/case-189" streaming-plus 55 "$tmp/run-189"
 zoo_case_reaches "$tmp/zoo/case-024" streaming-plus 90 "$tmp/run-024"
 zoo_case_reaches "$tmp/zoo/case-185" streaming-plus 80 "$tmp/run-185"
 zoo_case_reaches "$tmp/zoo/case-006" streaming-plus 55 "$tmp/run-006"
+zoo_case_reaches "$tmp/zoo/case-155" streaming-plus 90 "$tmp/run-155"
 
 "$sluice" zoo --seed 7 --count 181 --out "$tmp/zoo7" --quiet || { echo "FAIL zoo seed 7"; exit 1; }
 zoo_case_reaches "$tmp/zoo7/case-018" streaming-plus 40 "$tmp/run7-018"
