@@ -45,6 +45,7 @@ typedef struct {
   double area_s;                  /* streaming-plus: the bound's area, the JCT it aims at */
   double bound_source_rate;       /* streaming-plus: source tasks per second at the bound, 0 = none */
   double fill_pace;               /* streaming-plus: fill_pace() of the bound */
+  double *spill_disk_s;           /* streaming-plus: disk seconds its spills took, by node */
   /* Algorithm 2's period: each operator's slot-seconds at its start */
   double period_start;
   double used_mark[SL_MAX_OPS][2];
@@ -280,8 +281,65 @@ static double tasks_coming(const sl_core *c, int i, int op)
  * it always has room: refusing it could only deadlock the pipeline. */
 static bool grows_data(const sl_core *c, int op);
 
+/* streaming-plus spills where waiting for store room would idle slots,
+ * as Ray's object store does when it fills: only on a node whose group
+ * has a disk, so a spill costs the time it takes in either engine. */
+static bool spills_there(const sl_core *c, int n, double bytes)
+{
+  if (!c->opts.streaming.bound_shares || n < 0 || n >= c->nnodes)
+    return false;
+  return sl_group_has_disk(sl_cluster_node_group(c->cluster, n)) && sl__may_spill(c, n, bytes);
+}
+
+/* Disk seconds a spill of @p bytes on node @p n takes, written and read
+ * back. */
+static double spill_disk_seconds(const sl_core *c, int n, double bytes)
+{
+  const sl_node_group *g = sl_cluster_node_group(c->cluster, n);
+  return bytes / (g->disks * g->disk_write_bps) + bytes / (g->disks * g->disk_read_bps);
+}
+
+/* The share of the time so far that node's disk may spend on the spills
+ * streaming-plus chooses. Unbounded, a GPU node with a store of four
+ * partitions spilled 67 GB of outputs its consumer would have drained,
+ * and the disk became the bottleneck (zoo seed 1 case 169: 85.6 -> 50.9%
+ * of the bound; 83.5% at a quarter). At half, seeds 1, 7 and 3 gained
+ * 0.03 to 0.09 points less on average. */
+#define SPILL_DISK_SHARE 0.25
+
+/* Whether node @p n's disk has time for one more spill at @p now: its
+ * spills so far took no more than SPILL_DISK_SHARE of the time, or it
+ * has none yet. */
+static bool disk_has_time(const sl_core *c, int n, double now)
+{
+  const streaming_state *st = state(c);
+  return st->spill_disk_s[n] == 0 || st->spill_disk_s[n] <= SPILL_DISK_SHARE * now;
+}
+
+/* Whether a task of @p op that grows data may start on node @p n (-1:
+ * any node) although the store has no room for its output: its consumer
+ * has nothing queued, so the slots it would leave idle are worth more
+ * than the disk time of what spills. Held to the store, the sources of a
+ * memory-bound job ran on a third of the CPUs while the batch model,
+ * spilling 1 GB, reached 72.6% of the bound (zoo seed 1 case 44: 54.1%;
+ * 83.3% spilling 0.3 GB). */
+static bool spill_feeds_consumer(const sl_core *c, int op, int n)
+{
+  if (!c->opts.streaming.bound_shares || is_last(c, op) || !sl__idq_empty(&c->ops[op + 1].inq))
+    return false;
+  double bytes = task_footprint(c, op);
+  if (n >= 0)
+    return spills_there(c, n, bytes);
+  for (int k = 0; k < c->nnodes; k++)
+    if (c->nodes[k].alive && spills_there(c, k, bytes))
+      return true;
+  return false;
+}
+
 static bool has_output_space(const sl_core *c, int op)
 {
+  if (spill_feeds_consumer(c, op, -1))
+    return true;
   if (is_last(c, op))
     return true;
   if (op > 0 && !grows_data(c, op)) /* within the rounding of sizes, as below */
@@ -332,7 +390,7 @@ static bool grows_data(const sl_core *c, int op)
  * always takes one task, so a large output cannot starve forever. */
 static bool node_has_room(const sl_core *c, int n, int op)
 {
-  if (!grows_data(c, op))
+  if (!grows_data(c, op) || spill_feeds_consumer(c, op, n))
     return true;
   const sl__node *nd = &c->nodes[n];
   double coming = 0;
@@ -663,7 +721,11 @@ static bool under_cap(const sl_core *c, int op)
    * pause on a full store and hold the slot its consumers need). */
   if (op > 0 && sl__op_drained(c, op - 1))
     return true;
-  return !grows_data(c, op) && !others_waiting(c, op);
+  /* and one whose queue holds its producer back (consumer_fed()) may
+   * too, else each waits for the other: with the stores kept full by
+   * spilling, a cheap filter held to its share kept the bottleneck map
+   * before it on a third of the CPUs (zoo seed 3 case 24: 36.6 -> 49.2%) */
+  return !grows_data(c, op) && (!others_waiting(c, op) || (op > 0 && consumer_fed(c, op - 1)));
 }
 
 /* A task of @p op over its next inputs, those on @p near first; SL_NONE
@@ -907,7 +969,19 @@ static int streaming_admit(sl_core *c, double now, sl__task *t, double bytes, sl
    * Sources that filled every store paused the consumers that would have
    * emptied them, and the job crept through the liveness rule (zoo case
    * 173: 8 to 27 s with nothing delivered). */
-  return sl__admit_memory_keeping(c, t, bytes, sl__downstream_room(c, t->op, t->node), fate);
+  int r = sl__admit_memory_keeping(c, t, bytes, sl__downstream_room(c, t->op, t->node), fate);
+  /* A task that waits for room holds its slot, and its consumers may
+   * need that slot to make the room: with a disk that has time, spill
+   * instead. Spilling only where the consumer had nothing queued left
+   * the sources of seed 1 case 107 paused on full stores, and the map
+   * after them too: 80.6 -> 25.8% of the bound; spilling what finds no
+   * room, 91.4%. */
+  if (r == SL_EAGAIN && spills_there(c, t->node, bytes) && disk_has_time(c, t->node, now)) {
+    state(c)->spill_disk_s[t->node] += spill_disk_seconds(c, t->node, bytes);
+    *fate = SL_EMIT_SPILLED;
+    return 0;
+  }
+  return r;
 }
 
 /* The job's last partitions are worked after everything before them, so
@@ -1294,6 +1368,10 @@ static double fine_partition_bytes(const sl_core *c, int i, bool last_wave)
 static int streaming_init(sl_core *c, char *err, size_t errlen)
 {
   streaming_state *st = calloc(1, sizeof *st);
+  if (st && !(st->spill_disk_s = calloc(c->nnodes > 0 ? c->nnodes : 1, sizeof *st->spill_disk_s))) {
+    free(st);
+    st = NULL;
+  }
   if (!st) {
     snprintf(err, errlen, "out of memory");
     return SL_ENOMEM;
@@ -1331,6 +1409,8 @@ static void streaming_fini(sl_core *c)
 {
   if (c->opts.streaming.static_alloc)
     sl__static_fini(c);
+  if (c->pstate)
+    free(state(c)->spill_disk_s);
   free(c->pstate);
   c->pstate = NULL;
 }

@@ -955,6 +955,59 @@ static void test_plus_cuts_free_batches(void **state)
   sl_cluster_free(&cl);
 }
 
+/* A memory-bound job (zoo seed 1 case 44, smaller): sources of 3.3 MB on
+ * stores of 48 MB, for a consumer of 2-row batches. streaming-plus holds
+ * the sources to the stores where nodes have no disk, and spills rather
+ * than leave CPUs idle where they have one. */
+static void test_plus_spills_only_with_a_disk(void **state)
+{
+  (void)state;
+  sl_workload w = {0};
+  w.target_partition_bytes = 2e6;
+  sl_op_spec *src = add_op(&w, "gen", SL_OP_SOURCE, 0.25, 0);
+  src->tasks = 120;
+  src->rows_per_task = 3;
+  src->out_row_bytes = 1.11e6;
+  src->time_per_task = 0.6;
+  src->time_per_row = 2.64;
+  sl_op_spec *b = add_op(&w, "batch", SL_OP_MAP_BATCHES, 1, 0);
+  b->batch_size = 2;
+  b->out_row_bytes = 0.278e6;
+  b->time_per_row = 0.81;
+  b->time_per_batch = 0.66;
+  sl_plan plan;
+  build(&plan, &w);
+  int64_t spilled[2], sources[2];
+  double jct[2];
+  for (int disk = 0; disk < 2; disk++) {
+    sl_cluster cl;
+    one_node(&cl, 16, 0, 48e6);
+    sl_cluster_free(&cl);
+    cl.groups[0].count = 2;
+    if (disk) {
+      cl.groups[0].disks = 1;
+      cl.groups[0].disk_read_bps = cl.groups[0].disk_write_bps = 500e6;
+    }
+    assert_int_equal(sl_cluster_expand(&cl), 0);
+    sl_core_opts o = model("streaming-plus");
+    harness h = {0};
+    jct[disk] = h_run(&h, &plan, &cl, &o, 1e6);
+    assert_float_equal(h_delivered(&h), plan.sink_rows, 1e-6);
+    assert_true(h.max_store_over_budget <= 1e-6);
+    spilled[disk] = h.inputs_spilled;
+    sources[disk] = h.max_running[0];
+    h_free(&h);
+    sl_cluster_free(&cl);
+  }
+  fprintf(stderr, "  no disk: %.1f s, %lld spilled inputs, %lld sources at once; disk: %.1f s, %lld, %lld\n",
+          jct[0], (long long)spilled[0], (long long)sources[0], jct[1], (long long)spilled[1],
+          (long long)sources[1]);
+  assert_int_equal(spilled[0], 0);
+  assert_true(spilled[1] > 0);
+  assert_true(sources[1] > sources[0]);
+  assert_true(jct[1] < jct[0]);
+}
+
 /* streaming-noadapt splits the CPUs evenly between CPU operators, but an
  * operator's own concurrency cap still holds (zoo case 41 ran 10 tasks of
  * an operator capped at 3, and beat the bound). */
@@ -1385,6 +1438,7 @@ int main(void)
     cmocka_unit_test(test_noadapt_keeps_concurrency_caps),
     cmocka_unit_test(test_coalescing_keeps_parallelism),
     cmocka_unit_test(test_plus_cuts_free_batches),
+    cmocka_unit_test(test_plus_spills_only_with_a_disk),
     cmocka_unit_test(test_deterministic),
     cmocka_unit_test(test_pins_hold_in_every_model),
     cmocka_unit_test(test_pin_to_missing_label),
