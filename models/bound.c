@@ -1028,12 +1028,15 @@ static double cut_cost(bound_model *m, const sl_plan *p, const sl_cluster *c, in
 #define CUT_SLACK 0.01
 #define CUT_POINTS 128
 
+/* A fixed time per batch counts as one per task: a task pays at least one
+ * batch (cut_work()). */
 static double best_cut_rows(bound_model *m, const sl_plan *p, const sl_cluster *c, int i, unsigned mask,
                             int *idx, double *val)
 {
   const sl_pop *o = &p->ops[i];
   double rows = sl_plan_rows_in(p, i);
-  if (o->kind == SL_OP_SOURCE || o->kind == SL_OP_ALL_TO_ALL || !(o->time_per_task > 0) || !(rows >= 1) ||
+  double fixed = o->time_per_task + (o->batch_size > 0 ? o->time_per_batch : 0);
+  if (o->kind == SL_OP_SOURCE || o->kind == SL_OP_ALL_TO_ALL || !(fixed > 0) || !(rows >= 1) ||
       !(slowest_speed(m, i) > 0))
     return 0;
   double lo = fmax(1, ceil(rows / sl_plan_typical_rows(p, i) - 1e-9)), hi = fmax(lo, ceil(rows - 1e-9));
@@ -1048,7 +1051,7 @@ static double best_cut_rows(bound_model *m, const sl_plan *p, const sl_cluster *
     return 0;
   /* the usual cut, a tenth of the work fixed, unless it costs more */
   if (o->time_per_row > 0) {
-    double usual = fmin(hi, fmax(lo, ceil(rows / sl_plan_amortising_rows(o->time_per_task, o->time_per_row) - 1e-9)));
+    double usual = fmin(hi, fmax(lo, ceil(rows / sl_plan_amortising_rows(fixed, o->time_per_row) - 1e-9)));
     if (cut_cost(m, p, c, i, usual, mask, idx, val) <= best * (1 + CUT_SLACK))
       return 0;
   }

@@ -47,6 +47,9 @@
 #   case 44  held to its stores, a memory-bound job ran its sources on a
 #            third of the CPUs while the batch model, spilling 1 GB,
 #            reached 72.6%: 54.1% (this one must reach 75%, spilling)
+#   case 104 batches of 64 s fixed cut at half their work fixed, 57-row
+#            tasks of up to 188 s begun as the last rows came: 40.1%
+#            (this one must reach 45%)
 #   case 13  a CPU consumer with input queued held the GPU filter that fed
 #            it to its share, the filter's own queue growing, until the
 #            CPUs idled for input at the end: 72.1% where fixed
@@ -86,6 +89,7 @@ zoo_case_reaches "$tmp/zoo/case-006" streaming-plus 55 "$tmp/run-006"
 zoo_case_reaches "$tmp/zoo/case-155" streaming-plus 90 "$tmp/run-155"
 zoo_case_reaches "$tmp/zoo/case-013" streaming-plus 80 "$tmp/run-013"
 zoo_case_reaches "$tmp/zoo/case-044" streaming-plus 75 "$tmp/run-044"
+zoo_case_reaches "$tmp/zoo/case-104" streaming-plus 45 "$tmp/run-104"
 
 "$sluice" zoo --seed 7 --count 181 --out "$tmp/zoo7" --quiet || { echo "FAIL zoo seed 7"; exit 1; }
 zoo_case_reaches "$tmp/zoo7/case-018" streaming-plus 40 "$tmp/run7-018"
