@@ -71,6 +71,11 @@ for w in expand oddrows shuffle; do
     one "$w-$m" "bench/validate/$w.ini" bench/validate/expand.cluster.ini "$m"
   done
 done
+# A memory-bound job on nodes with a disk: streaming-plus spills rather
+# than idle, batch spills each stage.
+for m in streaming-plus batch; do
+  one "membound-$m" bench/validate/membound.ini bench/validate/membound.cluster.ini "$m"
+done
 # The sort benchmark's real kernels: a range-partitioned shuffle that spills
 # past its store (workloads/sort.ini on sort-local).
 for m in streaming batch; do

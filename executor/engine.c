@@ -399,6 +399,8 @@ static int spill(worker *w, task_run *tr, sl_part_id pid, sl_rows *out, double b
     if (rc == 0) {
       pthread_mutex_unlock(&e->lock);
       rc = sl_store_spill_write(b, out, err, sizeof err);
+      if (rc == 0) /* the disk the cluster spec gives the node, as the simulator's */
+        sl_net_disk(e->net, w->node, bytes, true);
       pthread_mutex_lock(&e->lock);
       sl_store_spill_end(e->store, b);
       pthread_cond_broadcast(&e->spill_cv);
@@ -702,6 +704,8 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
       double t0 = now_s(e);
       wait_spill_written(e, in[i].blob);
       rc = sl_store_read_spill(in[i].path, &loaded, err, sizeof err);
+      if (rc == 0)
+        sl_net_disk(e->net, d->node, (double)sl_rows_bytes(&loaded), false);
       double took = now_s(e) - t0;
       tr->spill_read_s += took;
       tr->start_abs += took; /* read before the work starts: not part of the charge */

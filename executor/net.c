@@ -59,6 +59,8 @@ static double limit(double bps, double scale)
 
 static int nic_up(int node) { return 2 + 2 * node; }
 static int nic_down(int node) { return 3 + 2 * node; }
+/* after every NIC: each node's disk, written and read (its disks striped) */
+static int disk_link(const sl_net *n, int node, bool write) { return 2 + 2 * n->c->nnodes + 2 * node + !write; }
 
 /* A backbone that all NICs together cannot fill never limits a flow; the
  * simulator leaves it out then, and so does this. */
@@ -81,7 +83,7 @@ sl_net *sl_net_new(const sl_cluster *c, double time_scale)
   if (!n)
     return NULL;
   n->c = c;
-  n->nlinks = 2 + 2 * c->nnodes;
+  n->nlinks = 2 + 4 * c->nnodes;
   n->bps = calloc(n->nlinks, sizeof *n->bps);
   n->left = calloc(n->nlinks, sizeof *n->left);
   n->unfixed = calloc(n->nlinks, sizeof *n->unfixed);
@@ -98,8 +100,13 @@ sl_net *sl_net_new(const sl_cluster *c, double time_scale)
   n->backbone = backbone_binds(c) ? 1 : -1;
   n->bps[0] = limit(c->storage_bps, scale);
   n->bps[1] = n->backbone >= 0 ? limit(c->backbone_bps, scale) : INFINITY;
-  for (int k = 0; k < c->nnodes; k++)
-    n->bps[nic_up(k)] = n->bps[nic_down(k)] = limit(sl_cluster_node_group(c, k)->nic_bps, scale);
+  for (int k = 0; k < c->nnodes; k++) {
+    const sl_node_group *g = sl_cluster_node_group(c, k);
+    n->bps[nic_up(k)] = n->bps[nic_down(k)] = limit(g->nic_bps, scale);
+    bool disk = sl_group_has_disk(g);
+    n->bps[disk_link(n, k, true)] = disk ? limit(g->disks * g->disk_write_bps, scale) : INFINITY;
+    n->bps[disk_link(n, k, false)] = disk ? limit(g->disks * g->disk_read_bps, scale) : INFINITY;
+  }
   n->latency_s = c->latency_s > 0 ? c->latency_s * scale : 0;
   n->storage_latency_s = c->storage_latency_s > 0 ? c->storage_latency_s * scale : 0;
   n->last = now_s();
@@ -189,6 +196,8 @@ static double soonest_end(const sl_net *n)
   return t;
 }
 
+static void move(sl_net *n, flow *me);
+
 double sl_net_transfer(sl_net *n, int from, int to, double bytes)
 {
   double t0 = now_s();
@@ -207,18 +216,37 @@ double sl_net_transfer(sl_net *n, int from, int to, double bytes)
     me.links[me.nlinks++] = n->backbone;
   me.links[me.nlinks++] = nic_down(to);
   sleep_s(from == SL_NET_STORAGE ? n->storage_latency_s + n->latency_s / 2 : n->latency_s);
+  move(n, &me);
+  return now_s() - t0;
+}
+
+double sl_net_disk(sl_net *n, int node, double bytes, bool write)
+{
+  double t0 = now_s();
+  if (node < 0 || node >= n->c->nnodes || !(bytes > 0))
+    return 0;
+  flow me = {.remaining = bytes, .slack = 1e-9 * bytes + 1e-3};
+  me.links[me.nlinks++] = disk_link(n, node, write);
+  move(n, &me);
+  return now_s() - t0;
+}
+
+/* Waits until flow @p me has crossed its links, sharing them with the
+ * flows in flight; at once when none of them has a limit. */
+static void move(sl_net *n, flow *me)
+{
   bool limited = false;
-  for (int k = 0; k < me.nlinks; k++)
-    limited = limited || isfinite(n->bps[me.links[k]]);
+  for (int k = 0; k < me->nlinks; k++)
+    limited = limited || isfinite(n->bps[me->links[k]]);
   if (!limited)
-    return now_s() - t0;
+    return;
   pthread_mutex_lock(&n->mu);
   advance(n, now_s());
-  me.next = n->head;
-  n->head = &me;
+  me->next = n->head;
+  n->head = me;
   fill_rates(n);
   pthread_cond_broadcast(&n->cv); /* the others' rates just changed */
-  while (!me.done) {
+  while (!me->done) {
     double until = now_s() + fmin(soonest_end(n), 3600);
     struct timespec ts = {.tv_sec = (time_t)until, .tv_nsec = (long)((until - floor(until)) * 1e9)};
     pthread_cond_timedwait(&n->cv, &n->mu, &ts);
@@ -228,5 +256,4 @@ double sl_net_transfer(sl_net *n, int from, int to, double bytes)
     }
   }
   pthread_mutex_unlock(&n->mu);
-  return now_s() - t0;
 }

@@ -14,6 +14,8 @@
 #ifndef SL_EXECUTOR_NET_H
 #define SL_EXECUTOR_NET_H
 
+#include <stdbool.h>
+
 #include "models/cluster.h"
 
 typedef struct sl_net sl_net;
@@ -32,5 +34,12 @@ void sl_net_free(sl_net *n);
  *  returns, once they have arrived, the wall seconds that took. Nothing
  *  moves between a node and itself. */
 double sl_net_transfer(sl_net *n, int from, int to, double bytes);
+
+/** @brief Writes (@p write) or reads @p bytes on node @p node's disk as
+ *  its cluster spec gives it (its disks striped), sharing it with the
+ *  spills in flight there; returns, once done, the wall seconds that took.
+ *  A node whose group gives no disk waits for nothing: its spills take the
+ *  real disk's time alone, as `sluice calibrate` then measures it. */
+double sl_net_disk(sl_net *n, int node, double bytes, bool write);
 
 #endif

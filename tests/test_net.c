@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -107,9 +108,60 @@ static void test_nic_down_link_shared(void **state)
   sl_cluster_free(&c);
 }
 
+typedef struct {
+  sl_net *net;
+  int node;
+  bool write;
+  double bytes, took;
+} disk_job;
+
+static void *run_disk(void *arg)
+{
+  disk_job *j = arg;
+  j->took = sl_net_disk(j->net, j->node, j->bytes, j->write);
+  return NULL;
+}
+
+/* A node's disk as its group gives it: two spills written at once share
+ * its write bandwidth, a read back alongside has the read side to itself,
+ * and another node's disk is its own. A node without a disk waits for
+ * nothing. */
+static void test_disk_spills_share(void **state)
+{
+  (void)state;
+  sl_cluster c;
+  cluster3(&c, 0, 0, 0);
+  sl_cluster_free(&c);
+  c.groups[0].disks = 2;
+  c.groups[0].disk_write_bps = c.groups[0].disk_read_bps = 5 * MB; /* 10 MB/s striped */
+  assert_int_equal(sl_cluster_expand(&c), 0);
+  sl_net *n = sl_net_new(&c, 1);
+  assert_non_null(n);
+  disk_job jobs[4] = {{.net = n, .node = 0, .write = true, .bytes = 1 * MB},
+                      {.net = n, .node = 0, .write = true, .bytes = 1 * MB},
+                      {.net = n, .node = 0, .write = false, .bytes = 1 * MB},
+                      {.net = n, .node = 1, .write = true, .bytes = 1 * MB}};
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, run_disk, &jobs[i]), 0);
+  for (int i = 0; i < 4; i++)
+    pthread_join(th[i], NULL);
+  assert_true(jobs[0].took >= 0.2 - 5e-3 && jobs[1].took >= 0.2 - 5e-3); /* 2 MB at 10 MB/s */
+  assert_true(jobs[2].took >= 0.1 - 5e-3 && jobs[3].took >= 0.1 - 5e-3);
+  assert_true(jobs[0].took < 2.0 && jobs[2].took < 2.0);
+  sl_net_free(n);
+  sl_cluster_free(&c);
+  cluster3(&c, 0, 0, 0);
+  n = sl_net_new(&c, 1);
+  assert_true(sl_net_disk(n, 0, 1e12, true) < 0.5);
+  sl_net_free(n);
+  sl_cluster_free(&c);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_disk_spills_share),
     cmocka_unit_test(test_storage_reads_share),
     cmocka_unit_test(test_nic_down_link_shared),
   };

@@ -566,7 +566,8 @@ static const sl_ini_key sl__group_keys[] = {
   {.name = "disk_bandwidth", .type = SL_INI_BANDWIDTH, .unit = "B/s", .range = SL_INI_POS,
    .offset = SL__GR(disk_read_bps), .dflt_doc = "no disk",
    .doc = "read bandwidth of one local disk (and write, unless disk_write_bandwidth says otherwise): a "
-          "simulation charges spilled partitions to it, written and read back"},
+          "simulation charges spilled partitions to it, written and read back, and the executor waits as long on "
+          "top of its real disk"},
   {.name = "disk_write_bandwidth", .type = SL_INI_BANDWIDTH, .unit = "B/s", .range = SL_INI_POS,
    .offset = SL__GR(disk_write_bps), .dflt_doc = "disk_bandwidth", .doc = "write bandwidth of one local disk"},
   {.name = "disks", .type = SL_INI_INT, .unit = "disks", .range = SL_INI_ONE, .offset = SL__GR(disks),
