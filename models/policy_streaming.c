@@ -46,6 +46,7 @@ typedef struct {
   double bound_source_rate;       /* streaming-plus: source tasks per second at the bound, 0 = none */
   double fill_pace;               /* streaming-plus: fill_pace() of the bound */
   double *spill_disk_s;           /* streaming-plus: disk seconds its spills took, by node */
+  bool any_disk;                  /* some node's group has a disk: spills_there() may hold */
   /* Algorithm 2's period: each operator's slot-seconds at its start */
   double period_start;
   double used_mark[SL_MAX_OPS][2];
@@ -87,6 +88,13 @@ static bool is_last(const sl_core *c, int op)
   return op == c->nops - 1;
 }
 
+/* Whether operators @p i and @p j ask for slots of a common class. */
+static bool share_a_class(const sl_core *c, int i, int j)
+{
+  const sl_pop *a = &c->plan->ops[i], *b = &c->plan->ops[j];
+  return (a->cpu > 0 && b->cpu > 0) || (a->gpu > 0 && b->gpu > 0);
+}
+
 /* streaming-plus: whether a task of @p op that pauses on a full store
  * holds nothing its consumer needs (the consumer asks for none of the
  * resources @p op asks for), and @p op is not a source paced on a shared
@@ -99,9 +107,7 @@ static bool pauses_alone(const sl_core *c, int op)
 {
   if (!c->opts.streaming.bound_shares || op + 1 >= c->nops)
     return false;
-  const sl_pop *o = &c->plan->ops[op], *next = &c->plan->ops[op + 1];
-  bool shares = (o->cpu > 0 && next->cpu > 0) || (o->gpu > 0 && next->gpu > 0);
-  return !shares && !(op == 0 && state(c)->source_rate > 0);
+  return !share_a_class(c, op, op + 1) && !(op == 0 && state(c)->source_rate > 0);
 }
 
 /* What one running task of @p op may add to the store at a time: its whole
@@ -331,7 +337,7 @@ static double useful_instances(const sl_core *c, int i);
  * 83.3% spilling 0.3 GB). */
 static bool spill_feeds_consumer(const sl_core *c, int op, int n)
 {
-  if (!c->opts.streaming.bound_shares || is_last(c, op))
+  if (!c->opts.streaming.bound_shares || is_last(c, op) || !state(c)->any_disk)
     return false;
   /* less than half a task queued for each slot the consumer may use; with
    * an empty queue as the test: seeds 1, 7 and 3 mean -0.6, -0.6, -0.2
@@ -668,12 +674,6 @@ static bool fits_somewhere(const sl_core *c, int op)
   return false;
 }
 
-/* Whether operators @p i and @p j ask for slots of a common class. */
-static bool share_a_class(const sl_core *c, int i, int j)
-{
-  const sl_pop *a = &c->plan->ops[i], *b = &c->plan->ops[j];
-  return (a->cpu > 0 && b->cpu > 0) || (a->gpu > 0 && b->gpu > 0);
-}
 
 /* Whether an operator other than @p op that asks for slots of a class
  * @p op asks for has input waiting for a slot. A consumer on CPUs with
@@ -1391,6 +1391,9 @@ static int streaming_init(sl_core *c, char *err, size_t errlen)
     free(st);
     st = NULL;
   }
+  /* checked once: has_output_space() asks on every pass of the scheduler */
+  for (int g = 0; st && g < c->cluster->ngroups; g++)
+    st->any_disk = st->any_disk || sl_group_has_disk(&c->cluster->groups[g]);
   if (!st) {
     snprintf(err, errlen, "out of memory");
     return SL_ENOMEM;
