@@ -673,10 +673,11 @@ static double source_waves(const bound_model *m, const sl_plan *p)
  * of its tasks are faster). The network is left out: the bound is then
  * looser, never wrong.
  */
-#define WINDOW_POINTS (2 * SL_MAX_OPS + 2)
+#define WINDOW_POINTS (2 * SL_MAX_OPS + 3)
 
 typedef struct {
   double head[SL_MAX_OPS], tail[SL_MAX_OPS];
+  double read_tail; /* reads from storage end this long before T at least (0: no such edge) */
 } windows;
 
 static double first_output_s(const bound_model *m, const sl_plan *p, int j)
@@ -688,6 +689,24 @@ static double first_output_s(const bound_model *m, const sl_plan *p, int j)
   if (o->outputs_at_end)
     return sl_plan_task_time(o, j == 0 ? (double)o->rows_per_task : 1) / fastest;
   return o->time_per_row / fastest;
+}
+
+/* How long before the end the source's last read from storage ends at
+ * least: a source task computes after its whole split has arrived, so
+ * the split read last is still followed by a source task, at its fastest,
+ * and by that task's output through the operators after it (tail[0]).
+ * Storage that binds then ends the job no sooner than its reads plus
+ * that (zoo seed 1 case 125: reads of 243 s, 42 s sources, 37 s
+ * batches; the area said 282 s). 0 where the source reads nothing from
+ * a limited link, or its tasks vary in time. */
+static double read_tail_s(const bound_model *m, const sl_plan *p, const windows *w)
+{
+  const sl_pop *o = &p->ops[0];
+  double fastest = fastest_speed(m, 0);
+  if (!(m->read_bytes > 0) || !(m->storage_bps > 0) || o->kind != SL_OP_SOURCE || o->time_spread > 0 ||
+      o->rows_per_task < 1 || !(fastest > 0))
+    return 0;
+  return sl_plan_task_time(o, (double)o->rows_per_task) / fastest + w->tail[0];
 }
 
 static void window_edges(const bound_model *m, const sl_plan *p, windows *w)
@@ -709,6 +728,7 @@ static void window_edges(const bound_model *m, const sl_plan *p, windows *w)
         break;
     }
   }
+  w->read_tail = read_tail_s(m, p, w);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -730,11 +750,13 @@ static double window_fit(const bound_model *m, const sl_plan *p, const windows *
     pts[np++] = fmin(T, w->head[i]);
     pts[np++] = fmax(0, T - w->tail[i]);
   }
+  pts[np++] = fmax(0, T - w->read_tail);
   qsort(pts, np, sizeof *pts, cmp_double);
   int nt = np - 1, nz = p->nops * m->ngroups * nt;
+  bool reads = m->read_bytes > 0 && m->storage_bps > 0;
   double R = (double)p->source_rows;
-  int *idx = malloc(sizeof(*idx) * (2 * nz + 2));
-  double *val = malloc(sizeof(*val) * (2 * nz + 2));
+  int *idx = malloc(sizeof(*idx) * (2 * nz + 2 * nt + 2));
+  double *val = malloc(sizeof(*val) * (2 * nz + 2 * nt + 2));
   if (!idx || !val) {
     free(idx);
     free(val);
@@ -742,10 +764,19 @@ static double window_fit(const bound_model *m, const sl_plan *p, const windows *
   }
   glp_prob *lp = glp_create_prob();
   glp_set_obj_dir(lp, GLP_MAX);
-  glp_add_cols(lp, 1 + nz);
+  glp_add_cols(lp, 1 + nz + nt);
   glp_set_col_bnds(lp, 1, GLP_DB, 0.0, 2.0); /* lambda: past 1 says nothing more */
   glp_set_obj_coef(lp, 1, 1.0);
 #define ZCOL(i, g, t) (2 + ((i) * m->ngroups + (g)) * nt + (t))
+  /* r[t]: the share of the source rows read from storage in interval t,
+   * none after the read tail's edge; a split's rows are read before its
+   * source task computes them */
+#define RCOL(t) (2 + nz + (t))
+  for (int t = 0; t < nt; t++)
+    glp_set_col_bnds(lp, RCOL(t),
+                     reads && pts[t + 1] - pts[t] > 0 && pts[t + 1] <= T - w->read_tail + 1e-12 ? GLP_LO
+                                                                                                : GLP_FX,
+                     0.0, 0.0);
   for (int i = 0; i < p->nops; i++)
     for (int g = 0; g < m->ngroups; g++)
       for (int t = 0; t < nt; t++) {
@@ -791,13 +822,34 @@ static double window_fit(const bound_model *m, const sl_plan *p, const windows *
       if (n > 0)
         add_row(lp, n, idx, val, false);
     }
-    if (m->read_bytes > 0 && m->storage_bps > 0) {
-      int n = 0;
-      for (int g = 0; g < m->ngroups; g++) {
-        idx[++n] = ZCOL(0, g, t);
-        val[n] = R * m->read_bytes / (m->storage_bps * L);
+    if (reads) {
+      idx[1] = RCOL(t);
+      val[1] = R * m->read_bytes / (m->storage_bps * L);
+      add_row(lp, 1, idx, val, false);
+    }
+  }
+  if (reads) {
+    int n = 0;
+    idx[++n] = 1;
+    val[n] = -1.0;
+    for (int t = 0; t < nt; t++) {
+      idx[++n] = RCOL(t);
+      val[n] = 1.0;
+    }
+    add_row(lp, n, idx, val, true);
+    for (int t = 0; t < nt; t++) { /* computed by the end of t no more than read by then */
+      n = 0;
+      for (int u = 0; u <= t; u++) {
+        for (int g = 0; g < m->ngroups; g++) {
+          idx[++n] = ZCOL(0, g, u);
+          val[n] = 1.0;
+        }
+        idx[++n] = RCOL(u);
+        val[n] = -1.0;
       }
-      add_row(lp, n, idx, val, false);
+      int r = glp_add_rows(lp, 1);
+      glp_set_row_bnds(lp, r, GLP_UP, 0.0, 0.0);
+      glp_set_mat_row(lp, r, n, idx, val);
     }
   }
   /* a row's worth reaches operator i no sooner than operator i-1 made it */
@@ -815,6 +867,7 @@ static double window_fit(const bound_model *m, const sl_plan *p, const windows *
       glp_set_row_bnds(lp, r, GLP_UP, 0.0, 0.0);
       glp_set_mat_row(lp, r, n, idx, val);
     }
+#undef RCOL
 #undef ZCOL
   double lambda = 0;
   if (lp_solve(lp, &lambda) != 0)
@@ -836,6 +889,7 @@ static double fill_drain_bound(const bound_model *m, const sl_plan *p, double fr
     head = fmax(head, w.head[i]);
     tail = fmax(tail, w.tail[i]);
   }
+  tail = fmax(tail, w.read_tail);
   double lo = from, hi = from + head + tail;
   double fit = window_fit(m, p, &w, lo);
   if (fit < 0 || fit >= 1 - 1e-9 || !(hi > lo))

@@ -38,7 +38,9 @@ typedef struct {
                                  fits, or some node has no disk, where spilling costs nothing) */
   double fill_drain_s;      /**< the least JCT in which every operator's work fits between its first
                                  input and the time its last output needs to go through the operators
-                                 after it (0: no more than the area) */
+                                 after it, and the source's reads from storage end in time for the
+                                 split read last to be computed and go through them too (0: no more
+                                 than the area) */
   int bottleneck_op;        /**< physical operator with the most work in the bottleneck */
   char bottleneck[64];      /**< "CPU", "GPU", "storage" or "concurrency" */
 } sl_bound;

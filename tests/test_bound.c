@@ -369,9 +369,29 @@ static void test_storage_bound(void **state)
   add_group(&c, 2, 8, 0, 1, 1);
   c.storage_bps = 100 * MB;
   assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
-  assert_near(b.jct_s, 10.0, 1e-9);
+  /* 10 s of reads, then the last split's 0.01 s source task */
+  assert_near(b.area_s, 10.0, 1e-9);
+  assert_near(b.jct_s, 10.01, 0.002);
   assert_string_equal(b.bottleneck, "storage");
   assert_int_equal(b.bottleneck_op, 0);
+
+  /* A source task computes after its split has arrived, and its rows then
+   * go through the map: the split read last, at 10 s, is followed by a
+   * 2 s source task and a 0.1 s row, though 256 CPUs do the work of all
+   * in 1.2 s (the area, the link's 10 s, was the bound before it counted
+   * this). */
+  init_workload(&w, "s3-then-compute");
+  s = add_source(&w, 100, 10, 1.0);
+  s->time_per_task = 2.0;
+  s->read_bytes_per_row = 1 * MB;
+  add_op(&w, "map", SL_OP_MAP, 1.0, 0)->time_per_row = 0.1;
+  init_cluster(&c, "remote");
+  add_group(&c, 4, 64, 0, 1, 1);
+  c.storage_bps = 100 * MB;
+  assert_int_equal(bound_of(&w, &c, 1, &p, &b), 0);
+  assert_near(b.area_s, 10.0, 1e-6);
+  assert_near(b.fill_drain_s, 12.1, 0.01);
+  assert_near(b.jct_s, b.fill_drain_s, 1e-12);
 }
 
 /* A GPU-only group must receive every byte of its input over its NICs:
