@@ -814,10 +814,28 @@ static bool source_tail(const sl_core *c, int op)
   return left > 0 && left <= slots && (double)c->ops[0].next_split >= slots;
 }
 
+/* streaming-plus: whether every input of @p op has been made (its
+ * producers are done), on a cluster of unequal speeds: its last tasks
+ * end the job, so each goes to the fastest node with a free slot, not
+ * where its input lives or the next node in turn. */
+static bool input_tail(const sl_core *c, int op)
+{
+  if (op == 0 || !c->opts.streaming.bound_shares || c->plan->ops[op].kind == SL_OP_ALL_TO_ALL ||
+      c->plan->ops[0].kind != SL_OP_SOURCE || c->ops[0].next_split < c->plan->ops[0].tasks)
+    return false;
+  double slow, top;
+  speed_range(c, op, &slow, &top);
+  if (!(top > slow * (1 + 1e-6)))
+    return false;
+  double expected = (double)c->plan->source_rows * c->plan->ops[op - 1].alpha_rows;
+  double left = fmax(0, expected - (double)c->ops[op].rows_launched) * c->plan->ops[op].in_row_bytes;
+  return left <= useful_instances(c, op) * fmax(c->ops[op].est_in_bytes, 1);
+}
+
 /* The fastest node that fits a task of @p op and has room for its output,
  * from the rotating cursor on ties; -1 when none. The scan ends at the
  * first node of the fastest group, so a large cluster pays little. */
-static int fastest_node_with_room(sl_core *c, int op)
+static int fastest_node_with_room(sl_core *c, int op, bool room)
 {
   double slow, top;
   speed_range(c, op, &slow, &top);
@@ -825,7 +843,7 @@ static int fastest_node_with_room(sl_core *c, int op)
   double best_speed = 0;
   for (int k = 0; k < c->nnodes && best_speed < top * (1 - 1e-6); k++) {
     int n = (c->ops[op].rr_next + k) % c->nnodes;
-    if (!sl__fits(c, n, op) || !node_has_room(c, n, op))
+    if (!sl__fits(c, n, op) || (room && !node_has_room(c, n, op)))
       continue;
     double sp = speed_on(c, op, n);
     if (sp > best_speed * (1 + 1e-6)) {
@@ -847,8 +865,8 @@ static bool launch_one(sl_core *c, double now, int op, bool limits, int room)
     return false;
   /* choose the node first, then the inputs that already live there */
   int near = -1;
-  if (by_room && source_tail(c, op)) {
-    near = fastest_node_with_room(c, op); /* the source's last tasks */
+  if ((by_room && source_tail(c, op)) || input_tail(c, op)) {
+    near = fastest_node_with_room(c, op, by_room); /* the last tasks */
     if (near < 0)
       return false;
     c->ops[op].rr_next = (near + 1) % c->nnodes;

@@ -57,6 +57,11 @@
 #            it to its share, the filter's own queue growing, until the
 #            CPUs idled for input at the end: 72.1% where fixed
 #            concurrency reached 78.2% (this one must reach 80%)
+#   case 125 its last batches of 77 s fixed (at the fastest speed) went to
+#            nodes of speed 0.64 in turn while nodes of speed 1 had slots:
+#            58.1% (this one must reach 63%)
+#   case 109 the same at its tail, for batch maps on GPUs: 81.2% (this one
+#            must reach 88%)
 # and seed 7's
 #   case 18  a map whose rounded sizes "grew" its data by 0.12% waited for
 #            store room its own queued input filled: 14.8% (the paper's
@@ -94,6 +99,8 @@ zoo_case_reaches "$tmp/zoo/case-013" streaming-plus 80 "$tmp/run-013"
 zoo_case_reaches "$tmp/zoo/case-044" streaming-plus 75 "$tmp/run-044"
 zoo_case_reaches "$tmp/zoo/case-104" streaming-plus 45 "$tmp/run-104"
 zoo_case_reaches "$tmp/zoo/case-040" streaming-plus 75 "$tmp/run-040-fed"
+zoo_case_reaches "$tmp/zoo/case-125" streaming-plus 63 "$tmp/run-125"
+zoo_case_reaches "$tmp/zoo/case-109" streaming-plus 88 "$tmp/run-109"
 
 "$sluice" zoo --seed 7 --count 181 --out "$tmp/zoo7" --quiet || { echo "FAIL zoo seed 7"; exit 1; }
 zoo_case_reaches "$tmp/zoo7/case-018" streaming-plus 40 "$tmp/run7-018"
