@@ -1137,16 +1137,31 @@ static void mark_period(sl_core *c, double now)
       st->used_mark[j][k] = sl__op_used_seconds(c, j, k, now);
 }
 
+/* Algorithm 1's budget counts source bytes, and starts at, and never
+ * exceeds, the stores' capacity. A source byte that becomes several
+ * downstream fills the stores several times over: with the capacity as
+ * the cap, a source whose map doubles its bytes was admitted whole into
+ * stores twice the size of its output, and the map then found no room
+ * for its own (zoo seed 1 case 52: 357 s, and 2,596 s with twice the
+ * memory). The cap is the capacity over the most the pipeline expands a
+ * source byte (1 where nothing expands). */
+static double budget_cap(const sl_core *c)
+{
+  const sl_plan *p = c->plan;
+  double src = p->ops[0].alpha_rows * p->ops[0].out_row_bytes, most = 1;
+  for (int i = 1; i < p->nops && src > 0 && !c->opts.streaming.bound_shares; i++)
+    most = fmax(most, p->ops[i].alpha_rows * p->ops[i].out_row_bytes / src);
+  return c->alive_store / most;
+}
+
 /* The budget grows continuously at the last computed drain rate, so source
  * tasks enter as the pipeline makes room rather than in bursts at each
  * period; Algorithm 2 refreshes the rate every period. */
 static void accrue(sl_core *c, double now)
 {
   streaming_state *st = state(c);
-  double L_cpu, L_gpu, L_mem;
-  class_totals(c, &L_cpu, &L_gpu, &L_mem);
   if (now > st->last_accrual)
-    st->admit_budget = fmin(L_mem, st->admit_budget + st->admit_rate * (now - st->last_accrual));
+    st->admit_budget = fmin(budget_cap(c), st->admit_budget + st->admit_rate * (now - st->last_accrual));
   st->last_accrual = fmax(st->last_accrual, now);
 }
 
@@ -1417,9 +1432,7 @@ static int streaming_init(sl_core *c, char *err, size_t errlen)
     return SL_ENOMEM;
   }
   c->pstate = st;
-  double L_cpu, L_gpu, L_mem;
-  class_totals(c, &L_cpu, &L_gpu, &L_mem);
-  st->admit_budget = L_mem;
+  st->admit_budget = budget_cap(c);
   st->reserve = c->opts.reservation_ratio > 0;
   for (int i = 0; i < c->nops; i++)
     st->cap[i] = c->plan->ops[i].concurrency;
