@@ -62,20 +62,6 @@ static int nic_down(int node) { return 3 + 2 * node; }
 /* after every NIC: each node's disk, written and read (its disks striped) */
 static int disk_link(const sl_net *n, int node, bool write) { return 2 + 2 * n->c->nnodes + 2 * node + !write; }
 
-/* A backbone that all NICs together cannot fill never limits a flow; the
- * simulator leaves it out then, and so does this. */
-static bool backbone_binds(const sl_cluster *c)
-{
-  if (!(c->backbone_bps > 0) || !isfinite(c->backbone_bps))
-    return false;
-  double nics = c->storage_bps > 0 ? c->storage_bps : 0;
-  for (int n = 0; n < c->nnodes; n++) {
-    double b = sl_cluster_node_group(c, n)->nic_bps;
-    nics += b > 0 && isfinite(b) ? b : INFINITY;
-  }
-  return c->backbone_bps < nics;
-}
-
 sl_net *sl_net_new(const sl_cluster *c, double time_scale)
 {
   double scale = time_scale > 0 ? time_scale : 1;
@@ -97,7 +83,7 @@ sl_net *sl_net_new(const sl_cluster *c, double time_scale)
   pthread_cond_init(&n->cv, &ca);
   pthread_condattr_destroy(&ca);
   n->storage = c->storage_bps > 0 ? 0 : -1;
-  n->backbone = backbone_binds(c) ? 1 : -1;
+  n->backbone = sl_cluster_backbone_binds(c) ? 1 : -1; /* as the simulator models it */
   n->bps[0] = limit(c->storage_bps, scale);
   n->bps[1] = n->backbone >= 0 ? limit(c->backbone_bps, scale) : INFINITY;
   for (int k = 0; k < c->nnodes; k++) {

@@ -46,6 +46,7 @@
  *                   in:  X_g read_bytes + sum_i y_in[i][g] in_bytes_i <= count_g * nic_g
  *                   out: sum_i y_out[i][g] out_bytes_i <= count_g * nic_g
  *                 y_in[i][g] >= x[i][g] - x[i-1][g], y_out[i][g] >= x[i][g] - x[i+1][g]
+ *   (backbone)    where it binds: X read_bytes + sum_i,g y_in[i][g] in_bytes_i <= backbone
  *
  * Only transfers no placement avoids are charged: work of operator i on g
  * beyond what operator i-1 makes on g must have received its input, and
@@ -366,6 +367,32 @@ static void add_nic_rows(glp_prob *lp, const bound_model *m, int *idx, double *v
   }
 }
 
+/* Where a backbone binds (sl_cluster_backbone_binds()), every byte between
+ * two hosts crosses it: the storage reads, and the transfers no placement
+ * avoids. (add_nic_rows() has already tied y_in to the work where a group
+ * has a NIC limit; elsewhere the tie is added here.) */
+static void add_backbone_row(glp_prob *lp, const bound_model *m, const sl_cluster *c, int *idx, double *val)
+{
+  if (!sl_cluster_backbone_binds(c))
+    return;
+  double cap = c->backbone_bps;
+  int n = 0;
+  if (m->read_bytes > 0) {
+    idx[++n] = 1;
+    val[n] = m->read_bytes / cap;
+  }
+  for (int i = 1; i < m->nops; i++)
+    for (int g = 0; g < m->ngroups; g++)
+      if (m->fits[i][g] && m->in_bytes[i] > 0) {
+        if (!(m->count[g] * m->nic[g] > 0))
+          add_imbalance_row(lp, m, col_y_in(m, i, g), i, i - 1, g);
+        idx[++n] = col_y_in(m, i, g);
+        val[n] = m->in_bytes[i] / cap;
+      }
+  if (n > 0)
+    add_row(lp, n, idx, val, false);
+}
+
 /* The problem with the limits of the classes in @p mask (bits 1 << CLS_*). */
 static glp_prob *lp_build(const bound_model *m, const sl_plan *p, const sl_cluster *c,
                           unsigned mask, int *idx, double *val)
@@ -384,8 +411,10 @@ static glp_prob *lp_build(const bound_model *m, const sl_plan *p, const sl_clust
     add_concurrency_rows(lp, m, p, transfers, idx, val);
   if (mask & (1u << CLS_STORAGE))
     add_storage_row(lp, p, c, idx, val);
-  if (mask & (1u << CLS_NET))
+  if (mask & (1u << CLS_NET)) {
     add_nic_rows(lp, m, idx, val);
+    add_backbone_row(lp, m, c, idx, val);
+  }
   return lp;
 }
 

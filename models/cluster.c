@@ -37,6 +37,21 @@ double sl_group_disk_capacity(const sl_node_group *g)
   return g->disks * g->disk_capacity_bytes;
 }
 
+/* A NIC of no limit is as fast as any backbone: the sum is then infinite.
+ * Nodes are counted by group, so the answer holds before expansion too. */
+bool sl_cluster_backbone_binds(const sl_cluster *c)
+{
+  if (!(c->backbone_bps > 0) || !isfinite(c->backbone_bps))
+    return false;
+  double nics = c->storage_bps > 0 ? c->storage_bps : 0;
+  for (int g = 0; g < c->ngroups; g++) {
+    double b = c->groups[g].nic_bps;
+    if (c->groups[g].count > 0)
+      nics += b > 0 && isfinite(b) ? c->groups[g].count * b : INFINITY;
+  }
+  return c->backbone_bps < nics;
+}
+
 int sl_cluster_expand(sl_cluster *c)
 {
   int n = sl__cluster_count_nodes(c);

@@ -64,6 +64,13 @@ typedef struct {
   sl_node *nodes;            /**< owned; sl_cluster_free() releases it */
 } sl_cluster;
 
+/**
+ * @brief Whether the shared backbone can limit a transfer: it is slower
+ *        than every node's NIC and the storage link together. Both engines
+ *        model it only then, and the bound charges it only then.
+ */
+bool sl_cluster_backbone_binds(const sl_cluster *c);
+
 /** @brief Expands groups into nodes. Returns 0 or SL_ENOMEM. */
 int sl_cluster_expand(sl_cluster *c);
 

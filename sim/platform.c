@@ -106,20 +106,9 @@ static void write_node(FILE *f, const sl_cluster *c, const sl_plan *plan, double
 }
 
 /* A backbone at least as fast as every NIC together can never limit a
- * flow: leaving it out gives the same times and spares SimGrid a
- * constraint that would couple every transfer of the cluster (each start or
- * end of a flow would then re-solve all of them). */
-static bool backbone_binds(const sl_cluster *c)
-{
-  if (!(c->backbone_bps > 0) || !isfinite(c->backbone_bps))
-    return false;
-  double nics = 0;
-  for (int n = 0; n < c->nnodes; n++)
-    nics += or_fast(sl_cluster_node_group(c, n)->nic_bps);
-  if (c->storage_bps > 0)
-    nics += c->storage_bps;
-  return c->backbone_bps < nics;
-}
+ * flow (sl_cluster_backbone_binds()): leaving it out gives the same times
+ * and spares SimGrid a constraint that would couple every transfer of the
+ * cluster (each start or end of a flow would then re-solve all of them). */
 
 int sl_sim_platform_write(const sl_cluster *c, const sl_plan *plan, double spill_bps, FILE *f)
 {
@@ -136,7 +125,7 @@ int sl_sim_platform_write(const sl_cluster *c, const sl_plan *plan, double spill
   }
   for (int n = 0; n < c->nnodes; n++)
     write_node(f, c, plan, spill_bps, n);
-  if (backbone_binds(c))
+  if (sl_cluster_backbone_binds(c))
     fprintf(f, "    <backbone id=\"backbone\" bandwidth=\"%.17gBps\" latency=\"0s\"/>\n", c->backbone_bps);
   fputs("    <host_link id=\"driver\" up=\"driver_UP\" down=\"driver_DOWN\"/>\n", f);
   if (storage)

@@ -394,6 +394,37 @@ static void test_storage_bound(void **state)
   assert_near(b.jct_s, b.fill_drain_s, 1e-12);
 }
 
+/* Where the backbone is slower than the NICs and the storage link
+ * together, every read crosses it: 1 GB from storage at 1 GB/s, through a
+ * 0.5 GB/s backbone, takes 2 s however fast the link and the NICs. */
+static void test_backbone_bound(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "backbone");
+  sl_op_spec *s = add_source(&w, 100, 10, 1.0);
+  s->time_per_row = 0.001;
+  s->read_bytes_per_row = 1 * MB;
+  init_cluster(&c, "two");
+  add_group(&c, 2, 8, 0, 1, 1);
+  c.storage_bps = 1000 * MB;
+  c.backbone_bps = 500 * MB;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.area_s, 2.0, 1e-6);
+  assert_string_equal(b.bottleneck, "network");
+  /* as fast as the NICs and the link together, it never binds */
+  init_cluster(&c, "two");
+  add_group(&c, 2, 8, 0, 1, 1);
+  c.storage_bps = 1000 * MB;
+  c.backbone_bps = 3500 * MB;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.area_s, 1.0, 1e-6);
+}
+
 /* A GPU-only group must receive every byte of its input over its NICs:
  * 1,000 rows of 10 MB made on a CPU node, mapped on 2 GPU-only nodes of
  * 100 MB/s each way, and sent back to CPUs for the last map: 10 GB in at
@@ -798,6 +829,7 @@ int main(void)
     cmocka_unit_test(test_heterogeneous_speeds),
     cmocka_unit_test(test_gpu_bound),
     cmocka_unit_test(test_storage_bound),
+    cmocka_unit_test(test_backbone_bound),
     cmocka_unit_test(test_network_bound),
     cmocka_unit_test(test_concurrency_cap),
     cmocka_unit_test(test_task_cut),
