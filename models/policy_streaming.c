@@ -47,6 +47,7 @@ typedef struct {
   double fill_pace;               /* streaming-plus: fill_pace() of the bound */
   double *spill_disk_s;           /* streaming-plus: disk seconds its spills took, by node */
   bool any_disk;                  /* some node's group has a disk: spills_there() may hold */
+  double backbone_share;          /* streaming-plus: a binding backbone's bytes per second per node, 0 = none */
   /* Algorithm 2's period: each operator's slot-seconds at its start */
   double period_start;
   double used_mark[SL_MAX_OPS][2];
@@ -452,6 +453,13 @@ static bool transfer_exceeds(const sl_core *c, int op, const sl__part *p, double
 {
   double nic = sl_cluster_node_group(c->cluster, p->node)->nic_bps;
   if (!(nic > 0) || !isfinite(nic))
+    nic = INFINITY;
+  /* a backbone that binds is shared by every node's transfers: each gets
+   * its share of it, however fast its NIC (seed 7 case 161: NICs of 59
+   * Gbps behind a 100 Gbps backbone for 62 nodes) */
+  if (c->opts.streaming.bound_shares && state(c)->backbone_share > 0)
+    nic = fmin(nic, state(c)->backbone_share);
+  if (!isfinite(nic))
     return false;
   double work = sl_plan_task_time(&c->plan->ops[op], c->ops[op].est_in_rows);
   return p->bytes / nic > share * work;
@@ -1433,6 +1441,8 @@ static int streaming_init(sl_core *c, char *err, size_t errlen)
   }
   c->pstate = st;
   st->admit_budget = budget_cap(c);
+  if (sl_cluster_backbone_binds(c->cluster) && c->nnodes > 0)
+    st->backbone_share = c->cluster->backbone_bps / c->nnodes;
   st->reserve = c->opts.reservation_ratio > 0;
   for (int i = 0; i < c->nops; i++)
     st->cap[i] = c->plan->ops[i].concurrency;
