@@ -822,10 +822,11 @@ static bool source_tail(const sl_core *c, int op)
   return left > 0 && left <= slots && (double)c->ops[0].next_split >= slots;
 }
 
-/* streaming-plus: whether every input of @p op has been made (its
- * producers are done), on a cluster of unequal speeds: its last tasks
- * end the job, so each goes to the fastest node with a free slot, not
- * where its input lives or the next node in turn. */
+/* streaming-plus, on a cluster of unequal speeds: whether @p op is in its
+ * last wave, every source split started and what it has yet to launch no
+ * more than a task for each slot it may use. Those tasks end the job, so
+ * each goes to the fastest node with a free slot, not where its input
+ * lives or the next node in turn. */
 static bool input_tail(const sl_core *c, int op)
 {
   if (op == 0 || !c->opts.streaming.bound_shares || c->plan->ops[op].kind == SL_OP_ALL_TO_ALL ||
@@ -1152,12 +1153,16 @@ static void mark_period(sl_core *c, double now)
  * stores twice the size of its output, and the map then found no room
  * for its own (zoo seed 1 case 52: 357 s, and 2,596 s with twice the
  * memory). The cap is the capacity over the most the pipeline expands a
- * source byte (1 where nothing expands). */
+ * source byte (1 where nothing expands). streaming-plus keeps the
+ * capacity: its pacing and the room it keeps for consumers count the
+ * expansion already, and the cap there moved as many zoo cases down as up. */
 static double budget_cap(const sl_core *c)
 {
   const sl_plan *p = c->plan;
+  if (c->opts.streaming.bound_shares)
+    return c->alive_store;
   double src = p->ops[0].alpha_rows * p->ops[0].out_row_bytes, most = 1;
-  for (int i = 1; i < p->nops && src > 0 && !c->opts.streaming.bound_shares; i++)
+  for (int i = 1; i < p->nops && src > 0; i++)
     most = fmax(most, p->ops[i].alpha_rows * p->ops[i].out_row_bytes / src);
   return c->alive_store / most;
 }
