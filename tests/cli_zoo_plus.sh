@@ -84,6 +84,9 @@
 #            the other node's GPUs idled: 50.9%, then 85.5%, and 83.3%
 #            since its sources spill rather than wait, 79.2% since they
 #            also start while its queue is short (this one must reach 75%)
+#   case 154 tasks that started without store room, and spilled what they
+#            made for a consumer on the same CPUs, writing for longer than
+#            a quarter of their task: 81.3% (this one must reach 85%)
 # Each must now reach 40% of its bound, with spill charged at 500 MB/s.
 set -u
 sluice=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -121,4 +124,5 @@ zoo_case_reaches "$tmp/zoo7/case-161" streaming-plus 40 "$tmp/run7-161"
 
 "$sluice" zoo --seed 3 --count 198 --out "$tmp/zoo3" --quiet || { echo "FAIL zoo seed 3"; exit 1; }
 zoo_case_reaches "$tmp/zoo3/case-198" streaming-plus 75 "$tmp/run3-198"
+zoo_case_reaches "$tmp/zoo3/case-154" streaming-plus 85 "$tmp/run3-154"
 exit $((fails > 0))
