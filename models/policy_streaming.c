@@ -48,6 +48,7 @@ typedef struct {
   double *spill_disk_s;           /* streaming-plus: disk seconds its spills took, by node */
   bool any_disk;                  /* some node's group has a disk: spills_there() may hold */
   double backbone_share;          /* streaming-plus: a binding backbone's bytes per second per node, 0 = none */
+  double source_expansion;        /* the most a source byte grows downstream (>= 1); budget_cap() */
   /* Algorithm 2's period: each operator's slot-seconds at its start */
   double period_start;
   double used_mark[SL_MAX_OPS][2];
@@ -870,8 +871,8 @@ static bool input_tail(const sl_core *c, int op)
   return left <= useful_instances(c, op) * fmax(c->ops[op].est_in_bytes, 1);
 }
 
-/* The fastest node that fits a task of @p op and has room for its output,
- * from the rotating cursor on ties; -1 when none. The scan ends at the
+/* The fastest node that fits a task of @p op (and, with @p room, has room
+ * for its output), from the rotating cursor on ties; -1 when none. The scan ends at the
  * first node of the fastest group, so a large cluster pays little. */
 static int fastest_node_with_room(sl_core *c, int op, bool room)
 {
@@ -1184,16 +1185,23 @@ static void mark_period(sl_core *c, double now)
  * memory). The cap is the capacity over the most the pipeline expands a
  * source byte (1 where nothing expands). streaming-plus keeps the
  * capacity: its pacing and the room it keeps for consumers count the
- * expansion already, and the cap there moved as many zoo cases down as up. */
-static double budget_cap(const sl_core *c)
+ * expansion already, and the cap there moved as many zoo cases down as up.
+ * The plan fixes the expansion (source_expansion(), once); the capacity
+ * follows the nodes alive. */
+static double source_expansion(const sl_core *c)
 {
   const sl_plan *p = c->plan;
   if (c->opts.streaming.bound_shares)
-    return c->alive_store;
+    return 1;
   double src = p->ops[0].alpha_rows * p->ops[0].out_row_bytes, most = 1;
   for (int i = 1; i < p->nops && src > 0; i++)
     most = fmax(most, p->ops[i].alpha_rows * p->ops[i].out_row_bytes / src);
-  return c->alive_store / most;
+  return most;
+}
+
+static double budget_cap(const sl_core *c)
+{
+  return c->alive_store / state(c)->source_expansion;
 }
 
 /* The budget grows continuously at the last computed drain rate, so source
@@ -1474,6 +1482,7 @@ static int streaming_init(sl_core *c, char *err, size_t errlen)
     return SL_ENOMEM;
   }
   c->pstate = st;
+  st->source_expansion = source_expansion(c);
   st->admit_budget = budget_cap(c);
   if (sl_cluster_backbone_binds(c->cluster) && c->nnodes > 0)
     st->backbone_share = c->cluster->backbone_bps / c->nnodes;

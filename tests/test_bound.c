@@ -353,6 +353,15 @@ static void test_accelerator_pins(void **state)
 }
 
 /* 1000 rows of 1 MB through 100 MB/s of storage: 10 s. */
+/* 100 splits of 10 rows, each row read from storage (1 MB). */
+static sl_op_spec *storage_source(sl_workload *w, const char *name)
+{
+  init_workload(w, name);
+  sl_op_spec *s = add_source(w, 100, 10, 1.0);
+  s->read_bytes_per_row = 1 * MB;
+  return s;
+}
+
 static void test_storage_bound(void **state)
 {
   (void)state;
@@ -361,10 +370,8 @@ static void test_storage_bound(void **state)
   sl_plan p;
   sl_bound b;
 
-  init_workload(&w, "s3");
-  sl_op_spec *s = add_source(&w, 100, 10, 1.0);
+  sl_op_spec *s = storage_source(&w, "s3");
   s->time_per_row = 0.001;
-  s->read_bytes_per_row = 1 * MB;
   init_cluster(&c, "remote");
   add_group(&c, 2, 8, 0, 1, 1);
   c.storage_bps = 100 * MB;
@@ -380,10 +387,8 @@ static void test_storage_bound(void **state)
    * 2 s source task and a 0.1 s row, though 256 CPUs do the work of all
    * in 1.2 s (the area, the link's 10 s, was the bound before it counted
    * this). */
-  init_workload(&w, "s3-then-compute");
-  s = add_source(&w, 100, 10, 1.0);
+  s = storage_source(&w, "s3-then-compute");
   s->time_per_task = 2.0;
-  s->read_bytes_per_row = 1 * MB;
   add_op(&w, "map", SL_OP_MAP, 1.0, 0)->time_per_row = 0.1;
   init_cluster(&c, "remote");
   add_group(&c, 4, 64, 0, 1, 1);
@@ -405,10 +410,7 @@ static void test_backbone_bound(void **state)
   sl_plan p;
   sl_bound b;
 
-  init_workload(&w, "backbone");
-  sl_op_spec *s = add_source(&w, 100, 10, 1.0);
-  s->time_per_row = 0.001;
-  s->read_bytes_per_row = 1 * MB;
+  storage_source(&w, "backbone")->time_per_row = 0.001;
   init_cluster(&c, "two");
   add_group(&c, 2, 8, 0, 1, 1);
   c.storage_bps = 1000 * MB;
