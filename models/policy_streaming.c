@@ -38,6 +38,8 @@ typedef struct {
   double bud_cpu[SL_MAX_OPS], bud_gpu[SL_MAX_OPS], bud_mem[SL_MAX_OPS];
   int cap[SL_MAX_OPS]; /* concurrency cap, 0 = none */
   int share_cap[SL_MAX_OPS]; /* streaming-plus: tasks the bound's allocation needs, 0 = none */
+  double need[SL_MAX_OPS];   /* streaming-plus: the same without the slack (launch_key()) */
+  bool storage_binds;        /* streaming-plus: the bound's rate fills the storage link */
   double source_rate;        /* streaming-plus: source tasks per second at the bound's pace, 0 = none */
   double next_source_at;     /* streaming-plus: when the next source task may start */
   double part_target[SL_MAX_OPS]; /* streaming-plus: output partition bytes, 0 = the plan's */
@@ -960,14 +962,71 @@ static bool source_admitted(const sl_core *c)
   return budget_missing(c) == 0;
 }
 
-/* The operator to run next: least buffered output first, upstream on ties.
- * @p room gets the node with store room for it when the limits placed it
- * by room (see launch_one()), else -1. */
+/* streaming-plus: below this fill of the stores, the operator furthest
+ * below the tasks the bound's allocation needs of it starts first. */
+#define DEFICIT_STORE_FILL 0.5
+
+/* streaming-plus: a consumer with input queued for this many times the
+ * tasks the bound's allocation runs of it at once is behind. */
+#define BEHIND_NEEDS 2
+
+/* Whether select_op() orders operators by deficit (launch_key()). */
+static bool by_deficit(const sl_core *c)
+{
+  return c->opts.streaming.bound_shares && state(c)->area_s > 0 &&
+         c->stats.store_bytes < DEFICIT_STORE_FILL * c->alive_store;
+}
+
+/* Whether the consumer of @p i is behind (BEHIND_NEEDS). */
+static bool consumer_behind(const sl_core *c, int i)
+{
+  if (is_last(c, i) || c->plan->ops[i + 1].kind == SL_OP_ALL_TO_ALL)
+    return false;
+  const sl__op *next = &c->ops[i + 1];
+  double need = state(c)->need[i + 1];
+  return need > 0 && next->in_queue_bytes >= BEHIND_NEEDS * need * fmax(next->est_in_bytes, 1);
+}
+
+/* How select_op() ranks operator @p i, least first: @p key, on ties
+ * upstream first. The paper's rule, the key alone, is the bytes of its
+ * output not yet consumed: what drains the stores goes first. With
+ * @p deficit, @p yields comes before the key: a producer whose consumer
+ * is behind yields to others, unless it is the source and the storage
+ * link it reads binds (the link idles the moment it yields: a source
+ * that yielded to a 4-CPU consumer took zoo seed 1 case 98 from 92.2 to
+ * 64.8% of the bound); the key is the operator's running tasks over those
+ * the bound's throughput needs of it (need[]). While the stores are half
+ * empty nothing needs draining first, and the allocation the bound found
+ * is the one that keeps up. Least buffered first gave every freed CPU to
+ * a 2-CPU filter of 64 MB batches, 16 tasks on 32 CPUs; the source ran in
+ * bursts between them, and its outputs crossed 100 Mbps NICs to wherever
+ * a filter slot freed: 3,100 CPU-seconds idle on transfers, 1.6 GB
+ * spilled, 183 s (seed 1 case 34, 43.7%). By deficit: 476 CPU-seconds,
+ * 0.4 GB, 102 s (78.3%). Without yielding, a source held to its need
+ * left its consumer a backlog of 400 partitions and its own last tasks
+ * for the end (case 13: 83.9 -> 69.9%; 77.5% yielding). */
+static void launch_key(const sl_core *c, int i, bool deficit, bool *yields, double *key)
+{
+  *yields = false;
+  *key = c->ops[i].buffered;
+  if (!deficit)
+    return;
+  double need = state(c)->need[i];
+  *key = need > 0 ? c->ops[i].running / need : 0;
+  *yields = !(i == 0 && state(c)->storage_binds) && consumer_behind(c, i);
+}
+
+/* The operator to run next: least buffered output first (streaming-plus:
+ * furthest below its need, launch_key()), upstream on ties. @p room gets the node
+ * with store room for it when the limits placed it by room (see
+ * launch_one()), else -1. */
 static int select_op(sl_core *c, bool ignore_limits, int *room)
 {
   int best = -1;
   double best_key = INFINITY;
+  bool best_yields = false;
   bool adaptive = !c->opts.streaming.no_adaptive;
+  bool deficit = by_deficit(c);
   *room = -1;
   for (int i = 0; i < c->nops; i++) {
     if (!has_input(c, i))
@@ -990,10 +1049,13 @@ static int select_op(sl_core *c, bool ignore_limits, int *room)
       if (by_room && (node = next_node_with_room(c, i)) < 0)
         continue;
     }
-    double key = c->ops[i].buffered;
-    if (key < best_key - EPS) {
+    bool yields;
+    double key;
+    launch_key(c, i, deficit, &yields, &key);
+    if (best < 0 || (!yields && best_yields) || (yields == best_yields && key < best_key - EPS)) {
       best = i;
       best_key = key;
+      best_yields = yields;
       *room = node;
     }
   }
@@ -1358,6 +1420,9 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
   if (sl_bound_compute_rate(c->plan, c->cluster, &b) < 0 || !(b.throughput_rows_s > 0))
     return;
   st->area_s = b.area_s;
+  /* the rate the bound found reads within a percent of the link's bytes */
+  st->storage_binds = c->cluster->storage_bps > 0 && c->plan->ops[0].read_bytes_per_row > 0 &&
+                      b.throughput_rows_s * c->plan->ops[0].read_bytes_per_row >= 0.99 * c->cluster->storage_bps;
   if (c->plan->ops[0].kind == SL_OP_SOURCE && c->plan->ops[0].rows_per_task > 0) {
     st->bound_source_rate = b.throughput_rows_s / (double)c->plan->ops[0].rows_per_task;
     st->fill_pace = fill_pace(&b);
@@ -1374,6 +1439,7 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
     int k = c->plan->ops[i].gpu > 0;
     double mean = slots[k] > 0 ? speed[k] / slots[k] : 1;
     double tasks = b.throughput_rows_s * sl_plan_work_per_source_row(c->plan, i) / fmax(mean, 1e-9);
+    st->need[i] = tasks;
     st->share_cap[i] = (int)fmin(1e6, ceil(1.5 * tasks + EPS) + 1);
     if (st->share_cap[i] < 1)
       st->share_cap[i] = 1;
