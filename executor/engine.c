@@ -816,7 +816,7 @@ static void run_task(worker *w, const sl_decision *d, double launched, input_ref
   if (rc == 0)
     tr.transfer = receive_inputs(e, d, in);
   tr.start_abs = monotonic_s();
-  tr.charge = modelled ? d->charge_s * e->opts->time_scale : 0;
+  tr.charge = modelled ? d->charge_s : 0;
   tr.spread = modelled ? d->spread : 1; /* a real kernel's time is its own */
   tr.nparts = d->out_parts > 0 ? d->out_parts : 1;
   if (rc == 0)
@@ -1078,7 +1078,6 @@ void sl_exec_opts_default(sl_exec_opts *o)
   sl_core_opts_default(&o->core);
   o->out_dir = "runs/last";
   o->sample_period_s = 0.1;
-  o->time_scale = 1;
   o->max_errored_rows = 0;
 }
 
@@ -1118,7 +1117,7 @@ static void fill_summary(engine *e, sl_summary *s, double jct)
 {
   /* the bound of the times actually run: scaled as they were */
   sl_summary_fill(s, e->core, e->plan, e->cluster, &e->opts->core, "executor", jct, (double)sl_sink_rows(e->sink),
-                  e->done && e->fail_code == 0, e->opts->time_scale);
+                  e->done && e->fail_code == 0);
   snprintf(s->accelerator, sizeof s->accelerator, "%s",
            !has_gpu_op(e->plan) ? "none" : e->gpu_present ? "cuda" : "emulated");
   struct rusage ru;
@@ -1225,7 +1224,7 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   pthread_cond_init(&e.spill_cv, NULL);
   pthread_condattr_destroy(&ca);
   e.gpu_present = sl_cuda_device_count() > 0;
-  if (!(e.net = sl_net_new(cluster, opts->time_scale))) {
+  if (!(e.net = sl_net_new(cluster))) {
     snprintf(err, errlen, "out of memory");
     pthread_cond_destroy(&e.main_cv);
     pthread_cond_destroy(&e.spill_cv);

@@ -24,7 +24,6 @@ typedef struct {
   const char *spill_dir;      /**< NULL: OUT_DIR/spill */
   sl_fault_schedule faults;
   double sample_period_s;     /**< timeline resolution (0.1 s) */
-  double time_scale;          /**< multiplies every modelled time (1 = as specified) */
   bool progress;              /**< a progress line on stderr */
   double stall_timeout_s;     /**< fail a run without progress this long; 0 = never */
   int64_t max_errored_rows;   /**< rows a kernel may reject before the run fails */

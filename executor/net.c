@@ -52,9 +52,9 @@ static void sleep_s(double s)
   }
 }
 
-static double limit(double bps, double scale)
+static double limit(double bps)
 {
-  return bps > 0 && isfinite(bps) ? bps / scale : INFINITY;
+  return bps > 0 && isfinite(bps) ? bps : INFINITY;
 }
 
 static int nic_up(int node) { return 2 + 2 * node; }
@@ -62,9 +62,8 @@ static int nic_down(int node) { return 3 + 2 * node; }
 /* after every NIC: each node's disk, written and read (its disks striped) */
 static int disk_link(const sl_net *n, int node, bool write) { return 2 + 2 * n->c->nnodes + 2 * node + !write; }
 
-sl_net *sl_net_new(const sl_cluster *c, double time_scale)
+sl_net *sl_net_new(const sl_cluster *c)
 {
-  double scale = time_scale > 0 ? time_scale : 1;
   sl_net *n = calloc(1, sizeof *n);
   if (!n)
     return NULL;
@@ -84,17 +83,17 @@ sl_net *sl_net_new(const sl_cluster *c, double time_scale)
   pthread_condattr_destroy(&ca);
   n->storage = c->storage_bps > 0 ? 0 : -1;
   n->backbone = sl_cluster_backbone_binds(c) ? 1 : -1; /* as the simulator models it */
-  n->bps[0] = limit(c->storage_bps, scale);
-  n->bps[1] = n->backbone >= 0 ? limit(c->backbone_bps, scale) : INFINITY;
+  n->bps[0] = limit(c->storage_bps);
+  n->bps[1] = n->backbone >= 0 ? limit(c->backbone_bps) : INFINITY;
   for (int k = 0; k < c->nnodes; k++) {
     const sl_node_group *g = sl_cluster_node_group(c, k);
-    n->bps[nic_up(k)] = n->bps[nic_down(k)] = limit(g->nic_bps, scale);
+    n->bps[nic_up(k)] = n->bps[nic_down(k)] = limit(g->nic_bps);
     bool disk = sl_group_has_disk(g);
-    n->bps[disk_link(n, k, true)] = disk ? limit(g->disks * g->disk_write_bps, scale) : INFINITY;
-    n->bps[disk_link(n, k, false)] = disk ? limit(g->disks * g->disk_read_bps, scale) : INFINITY;
+    n->bps[disk_link(n, k, true)] = disk ? limit(g->disks * g->disk_write_bps) : INFINITY;
+    n->bps[disk_link(n, k, false)] = disk ? limit(g->disks * g->disk_read_bps) : INFINITY;
   }
-  n->latency_s = c->latency_s > 0 ? c->latency_s * scale : 0;
-  n->storage_latency_s = c->storage_latency_s > 0 ? c->storage_latency_s * scale : 0;
+  n->latency_s = c->latency_s > 0 ? c->latency_s : 0;
+  n->storage_latency_s = c->storage_latency_s > 0 ? c->storage_latency_s : 0;
   n->last = now_s();
   return n;
 }

@@ -23,10 +23,9 @@ typedef struct sl_net sl_net;
 /** @brief The node index that names the storage service as a source. */
 #define SL_NET_STORAGE (-1)
 
-/** @brief The network of @p c (borrowed; it must outlive the net), its
- *  bandwidths and latencies stretched by @p time_scale as the executor's
- *  modelled kernels are. NULL when out of memory. */
-sl_net *sl_net_new(const sl_cluster *c, double time_scale);
+/** @brief The network of @p c (borrowed; it must outlive the net). NULL
+ *  when out of memory. */
+sl_net *sl_net_new(const sl_cluster *c);
 void sl_net_free(sl_net *n);
 
 /** @brief Moves @p bytes from node @p from (or SL_NET_STORAGE) to node

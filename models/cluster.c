@@ -39,6 +39,20 @@ double sl_group_disk_capacity(const sl_node_group *g)
 
 /* A NIC of no limit is as fast as any backbone: the sum is then infinite.
  * Nodes are counted by group, so the answer holds before expansion too. */
+void sl_cluster_scale_time(sl_cluster *c, double factor)
+{
+  c->backbone_bps /= factor;
+  c->storage_bps /= factor;
+  c->latency_s *= factor;
+  c->storage_latency_s *= factor;
+  for (int g = 0; g < c->ngroups; g++) {
+    sl_node_group *grp = &c->groups[g];
+    grp->nic_bps /= factor;
+    grp->disk_read_bps /= factor;
+    grp->disk_write_bps /= factor;
+  }
+}
+
 bool sl_cluster_backbone_binds(const sl_cluster *c)
 {
   if (!(c->backbone_bps > 0) || !isfinite(c->backbone_bps))

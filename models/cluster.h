@@ -65,6 +65,13 @@ typedef struct {
 } sl_cluster;
 
 /**
+ * @brief Stretches every transfer on @p c by @p factor > 0: bandwidths
+ *        (NICs, backbone, storage, disks) divided by it, latencies
+ *        multiplied. With sl_plan_scale_time(), a run at a time scale.
+ */
+void sl_cluster_scale_time(sl_cluster *c, double factor);
+
+/**
  * @brief Whether the shared backbone can limit a transfer: it is slower
  *        than every node's NIC and the storage link together. Both engines
  *        model it only then, and the bound charges it only then.

@@ -216,6 +216,17 @@ int sl_plan_build(sl_plan *out, const sl_workload *w, const sl_plan_opts *opts, 
   return 0;
 }
 
+void sl_plan_scale_time(sl_plan *p, double factor)
+{
+  for (int i = 0; i < p->nops; i++) {
+    sl_pop *o = &p->ops[i];
+    o->time_per_task *= factor;
+    o->time_per_row *= factor;
+    o->time_per_batch *= factor;
+    o->time_setup *= factor;
+  }
+}
+
 double sl_plan_task_time(const sl_pop *op, double rows)
 {
   double batches = 0.0;

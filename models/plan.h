@@ -79,6 +79,16 @@ int64_t sl_plan_rows_per_part(const sl_pop *op, double target_bytes);
 /** @brief Modelled duration at speed 1 of a task of @p op on @p rows input rows. */
 double sl_plan_task_time(const sl_pop *op, double rows);
 
+/**
+ * @brief Multiplies every modelled time of @p p (per task, row, batch and
+ *        set-up) by @p factor > 0: a run ten times faster than specified
+ *        (`sluice run --time-scale 0.1`) is the plan of ten-times-faster
+ *        operators, so the core sizes and paces its tasks by the times
+ *        they take. The cluster's links scale with it
+ *        (sl_cluster_scale_time()).
+ */
+void sl_plan_scale_time(sl_plan *p, double factor);
+
 /** @brief Rows whose work, at @p time_per_row, is ten times a fixed time
  *         @p fixed_s a task pays: the usual size that amortises it (0 when
  *         nothing is fixed, infinity when rows cost nothing). */

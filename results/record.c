@@ -305,8 +305,7 @@ static void fill_resources(sl_summary *s, const sl_plan *plan, const sl_cluster 
 }
 
 void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, const sl_cluster *cluster,
-                     const sl_core_opts *opts, const char *engine, double jct_s, double rows, bool complete,
-                     double bound_scale)
+                     const sl_core_opts *opts, const char *engine, double jct_s, double rows, bool complete)
 {
   memset(s, 0, sizeof *s);
   sl_summary_from_core(s, core);
@@ -323,9 +322,9 @@ void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, co
   s->complete = complete;
   sl_bound b;
   if (sl_bound_compute(plan, cluster, &b) == 0 && b.jct_s > 0) {
-    s->bound_s = b.jct_s * bound_scale;
+    s->bound_s = b.jct_s;
     /* the sink's rows, as the timeline counts them */
-    s->bound_throughput_rows_s = b.throughput_rows_s * plan->ops[plan->nops - 1].alpha_rows / bound_scale;
+    s->bound_throughput_rows_s = b.throughput_rows_s * plan->ops[plan->nops - 1].alpha_rows;
     /* a job that stopped early has no completion time to compare */
     s->pct_of_bound = complete && jct_s > 0 ? 100 * s->bound_s / jct_s : 0;
   }

@@ -143,14 +143,12 @@ void sl_csv_identifier(const char *name, char *buf, size_t len);
 /**
  * @brief The one summary both engines write: clears @p s, then fills what
  *        the core knows, the names, the JCT, the rows delivered and
- *        expected, throughput and the bound. @p bound_scale multiplies the
- *        bound (the executor's --time-scale); % of bound is given only for
+ *        expected, throughput and the bound; % of bound is given only for
  *        a @p complete run. The engine adds what is its own (accelerator,
  *        peak RSS, sink checksum, note).
  */
 void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, const sl_cluster *cluster,
-                     const sl_core_opts *opts, const char *engine, double jct_s, double rows, bool complete,
-                     double bound_scale);
+                     const sl_core_opts *opts, const char *engine, double jct_s, double rows, bool complete);
 
 /**
  * @brief Writes summary.csv, timeline.csv and tasks.csv into @p dir (created

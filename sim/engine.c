@@ -1056,7 +1056,7 @@ static void fill_summary(sim *s)
   sl_core_stats st;
   sl_core_get_stats(s->core, &st);
   bool complete = s->done && !s->failed && fabs(st.rows_delivered - p->sink_rows) < 0.5;
-  sl_summary_fill(m, s->core, p, s->cluster, &s->o->core, "sim", s->end_time, st.rows_delivered, complete, 1);
+  sl_summary_fill(m, s->core, p, s->cluster, &s->o->core, "sim", s->end_time, st.rows_delivered, complete);
   snprintf(m->accelerator, sizeof m->accelerator, "simulated");
   sl_fault_log_finish(&s->fault_log, s->o->faults, s->core);
   m->faults_applied = s->res->faults_applied;

@@ -23,7 +23,7 @@ round_trip() {
   [ "$engine" = run ] && extra=(--time-scale 0.1)
   check "$engine $name: records its events" exits 0 "$sluice" "$engine" "$w" --cluster "$c" "$@" "${extra[@]}" \
     --record-events "$tmp/$name.events" --out "$tmp/$name" --quiet
-  check "$engine $name: the core alone decides the same" exits 0 "$sluice" "$engine" "$w" --cluster "$c" "$@" \
+  check "$engine $name: the core alone decides the same" exits 0 "$sluice" "$engine" "$w" --cluster "$c" "$@" "${extra[@]}" \
     --replay-events "$tmp/$name.events"
 }
 
@@ -35,6 +35,8 @@ round_trip oddrows-kill run $v/oddrows.ini --model stream --checkpoint-interval 
 round_trip oddrows-sim sim $v/oddrows.ini --model static --fail kill:clean@2s,lose:2@3s,join:2@5s
 check "the events of a failed run name what struck" grep -q '^failed ' "$tmp/oddrows-kill.events"
 
+check "a run's time scale is its core's too: replayed without it, other decisions (exit 1)" exits 1 \
+  "$sluice" run $v/expand.ini --cluster "$c" --replay-events "$tmp/expand.events"
 check "another model decides otherwise (exit 1)" exits 1 "$sluice" sim $v/shuffle.ini --cluster "$c" --model static \
   --replay-events "$tmp/shuffle-sim.events"
 head -20 "$tmp/expand.events" >"$tmp/cut.events"

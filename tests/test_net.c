@@ -65,13 +65,14 @@ static void cluster3(sl_cluster *c, double nic, double storage, double storage_l
 
 /* Four reads started together share the storage link: each takes as long
  * as all four at its full rate, plus the link's latency; at a time scale
- * of 2 both stretch twice. */
+ * of 2 (sl_cluster_scale_time()) both stretch twice. */
 static void test_storage_reads_share(void **state)
 {
   (void)state;
   sl_cluster c;
   cluster3(&c, 0, 20 * MB, 0.05);
-  sl_net *n = sl_net_new(&c, 2);
+  sl_cluster_scale_time(&c, 2);
+  sl_net *n = sl_net_new(&c);
   assert_non_null(n);
   job jobs[4];
   for (int i = 0; i < 4; i++)
@@ -91,7 +92,7 @@ static void test_nic_down_link_shared(void **state)
   (void)state;
   sl_cluster c;
   cluster3(&c, 10 * MB, 0, 0);
-  sl_net *n = sl_net_new(&c, 1);
+  sl_net *n = sl_net_new(&c);
   job into1[2] = {{.net = n, .from = 0, .to = 1, .bytes = 1 * MB}, {.net = n, .from = 2, .to = 1, .bytes = 1 * MB}};
   double longest = run_all(into1, 2);
   assert_true(longest >= 0.2 - 5e-3); /* 2 MB through a 10 MB/s link */
@@ -101,7 +102,7 @@ static void test_nic_down_link_shared(void **state)
   sl_net_free(n);
   sl_cluster_free(&c);
   cluster3(&c, 0, 0, 0);
-  n = sl_net_new(&c, 1);
+  n = sl_net_new(&c);
   assert_true(sl_net_transfer(n, 0, 1, 1e12) < 0.5);
   assert_true(sl_net_transfer(n, SL_NET_STORAGE, 1, 1e12) < 0.5);
   sl_net_free(n);
@@ -135,7 +136,7 @@ static void test_disk_spills_share(void **state)
   c.groups[0].disks = 2;
   c.groups[0].disk_write_bps = c.groups[0].disk_read_bps = 5 * MB; /* 10 MB/s striped */
   assert_int_equal(sl_cluster_expand(&c), 0);
-  sl_net *n = sl_net_new(&c, 1);
+  sl_net *n = sl_net_new(&c);
   assert_non_null(n);
   disk_job jobs[4] = {{.net = n, .node = 0, .write = true, .bytes = 1 * MB},
                       {.net = n, .node = 0, .write = true, .bytes = 1 * MB},
@@ -152,7 +153,7 @@ static void test_disk_spills_share(void **state)
   sl_net_free(n);
   sl_cluster_free(&c);
   cluster3(&c, 0, 0, 0);
-  n = sl_net_new(&c, 1);
+  n = sl_net_new(&c);
   assert_true(sl_net_disk(n, 0, 1e12, true) < 0.5);
   sl_net_free(n);
   sl_cluster_free(&c);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/bound.h"
 #include "models/cluster.h"
 #include "models/core.h"
 #include "models/error.h"
@@ -495,6 +496,83 @@ static void test_task_sizing_of_a_gathering_map(void **state)
   assert_non_null(strstr(buf, "decided\n    at run time, from 67 tasks"));
 }
 
+/* A run at a time scale is the plan of faster operators on faster links
+ * (sluice run --time-scale): every modelled time scales, bandwidths by the
+ * inverse, and the bound with them, whatever limits it (here the storage
+ * link, NICs and slots all within a factor of two of each other). */
+static void test_time_scale(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_plan p, scaled;
+  init_workload(&w, "scaled");
+  w.target_partition_bytes = 4 * MB;
+  sl_op_spec *s = add_source(&w, 40, 10, 1.0);
+  s->time_per_task = 0.5;
+  s->time_per_row = 0.1;
+  s->out_row_bytes = 2 * MB;
+  s->read_bytes_per_row = 1 * MB;
+  s = add_op(&w, "gpu", SL_OP_MAP_BATCHES, 0, 1);
+  s->time_per_row = 0.05;
+  s->time_per_batch = 0.2;
+  s->time_setup = 1.0;
+  s->batch_size = 4;
+  s->out_row_bytes = 1 * MB;
+  add_op(&w, "sink", SL_OP_SINK, 0, 0);
+  build_ok(&p, &w, 0);
+  scaled = p;
+  sl_plan_scale_time(&scaled, 0.25);
+  for (int i = 0; i < p.nops; i++) {
+    assert_true(fabs(scaled.ops[i].time_per_task - 0.25 * p.ops[i].time_per_task) < 1e-12);
+    assert_true(fabs(scaled.ops[i].time_per_row - 0.25 * p.ops[i].time_per_row) < 1e-12);
+    assert_true(fabs(scaled.ops[i].time_per_batch - 0.25 * p.ops[i].time_per_batch) < 1e-12);
+    assert_true(fabs(scaled.ops[i].time_setup - 0.25 * p.ops[i].time_setup) < 1e-12);
+    assert_true(fabs(sl_plan_task_time(&scaled.ops[i], 7) - 0.25 * sl_plan_task_time(&p.ops[i], 7)) < 1e-12);
+  }
+
+  sl_cluster c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.name, sizeof c.name, "two");
+  c.ngroups = 2;
+  c.storage_bps = 80 * MB;
+  c.storage_latency_s = 0.02;
+  c.latency_s = 0.001;
+  c.backbone_bps = 1e9;
+  snprintf(c.groups[0].name, sizeof c.groups[0].name, "cpu");
+  c.groups[0].count = 2;
+  c.groups[0].cpu = 8;
+  c.groups[0].nic_bps = 50 * MB;
+  c.groups[0].disks = 1;
+  c.groups[0].disk_read_bps = c.groups[0].disk_write_bps = 200 * MB;
+  snprintf(c.groups[1].name, sizeof c.groups[1].name, "gpu");
+  c.groups[1].count = 1;
+  c.groups[1].gpu = 2;
+  c.groups[1].nic_bps = 100 * MB;
+  for (int g = 0; g < 2; g++)
+    c.groups[g].memory_bytes = c.groups[g].store_bytes = 1e9;
+  sl_cluster fast = c;
+  sl_cluster_scale_time(&fast, 0.25);
+  assert_true(fabs(fast.storage_bps - 320 * MB) < 1e-3);
+  assert_true(fabs(fast.backbone_bps - 4e9) < 1e-3);
+  assert_true(fabs(fast.storage_latency_s - 0.005) < 1e-12);
+  assert_true(fabs(fast.latency_s - 0.00025) < 1e-12);
+  assert_true(fabs(fast.groups[0].nic_bps - 200 * MB) < 1e-3);
+  assert_true(fabs(fast.groups[0].disk_read_bps - 800 * MB) < 1e-3);
+  assert_true(fabs(fast.groups[0].disk_write_bps - 800 * MB) < 1e-3);
+  assert_true(fabs(fast.groups[1].nic_bps - 400 * MB) < 1e-3);
+
+  assert_int_equal(sl_cluster_expand(&c), 0);
+  assert_int_equal(sl_cluster_expand(&fast), 0);
+  sl_bound b, bf;
+  assert_int_equal(sl_bound_compute(&p, &c, &b), 0);
+  assert_int_equal(sl_bound_compute(&scaled, &fast, &bf), 0);
+  assert_true(b.jct_s > 0);
+  assert_true(fabs(bf.jct_s - 0.25 * b.jct_s) < 1e-6 * b.jct_s);
+  assert_true(fabs(bf.throughput_rows_s - 4 * b.throughput_rows_s) < 1e-6 * b.throughput_rows_s);
+  sl_cluster_free(&c);
+  sl_cluster_free(&fast);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -511,6 +589,7 @@ int main(void)
     cmocka_unit_test(test_batch_gains),
     cmocka_unit_test(test_task_sizing_follows_partitions),
     cmocka_unit_test(test_task_sizing_of_a_gathering_map),
+    cmocka_unit_test(test_time_scale),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
