@@ -155,6 +155,7 @@ int sl_cmd_run(int argc, char **argv)
    * fig9-small ran 5% slower than its simulation) */
   sl_plan_scale_time(&plan, time_scale);
   sl_cluster_scale_time(&cluster, time_scale);
+  eo.time_scale = time_scale;
   if (a.replay) {
     sl_core_opts core = sl_exec_core_opts(&eo);
     rc = sl_cli_replay("run", &plan, &cluster, &core, a.replay);

@@ -211,6 +211,7 @@ static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c,
       sl_cluster_free(c);
       return SL_EXIT_USAGE;
     }
+    sl_sim_costs_apply_links(&costs, c); /* the run's links, at its time scale */
     sl_sim_costs_apply_disk(&costs, c); /* the run's measured spill disk, where a group has none */
     *launch_spacing = costs.launch_spacing_s;
   }

@@ -1079,6 +1079,7 @@ void sl_exec_opts_default(sl_exec_opts *o)
   o->out_dir = "runs/last";
   o->sample_period_s = 0.1;
   o->max_errored_rows = 0;
+  o->time_scale = 1;
 }
 
 static bool has_gpu_op(const sl_plan *p)
@@ -1282,6 +1283,7 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   stop_workers(&e);
   fill_summary(&e, summary, jct);
   summary->startup_s = startup;
+  summary->time_scale = opts->time_scale;
   if (summary->complete && !sl_rejected_rows_add_up(&e.rejected, summary->rows, summary->expected_rows)) {
     summary->complete = false;
     snprintf(summary->note, sizeof summary->note, "the sink got %.0f rows of %.0f (%lld rejected)", summary->rows,

@@ -29,6 +29,9 @@ typedef struct {
   int64_t max_errored_rows;   /**< rows a kernel may reject before the run fails */
   const volatile sig_atomic_t *interrupted; /**< set by a signal handler */
   const char *record_events;  /**< write the events fed to the core here (results/events.h), or NULL */
+  double time_scale;          /**< the factor the caller scaled the plan's times and the cluster's links
+                                   by (sl_plan_scale_time()), written to summary.csv for calibration;
+                                   the executor runs the plan as given (1: none) */
 } sl_exec_opts;
 
 void sl_exec_opts_default(sl_exec_opts *o);

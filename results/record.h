@@ -97,6 +97,8 @@ typedef struct {
   sl_idle_breakdown cpu_time, gpu_time; /**< where the capacity went (sl_core_idle()) */
   double startup_s; /**< the engine's own start, before the job's clock: the executor's GPU probe,
                          kernel checks and worker threads; 0 in a simulation. Not in jct_s */
+  double time_scale; /**< a real run's --time-scale: its plan's times and its links were scaled by
+                          it (1 as specified, and in a simulation) */
 } sl_summary;
 
 typedef struct sl_recorder_s sl_recorder;

@@ -107,6 +107,13 @@ static const sl_ini_key dispatch_keys[] = {
   {.name = NULL},
 };
 
+static const sl_ini_key run_keys[] = {
+  {.name = "time_scale", .type = SL_INI_REAL, .range = SL_INI_POS, .offset = WHOLE(time_scale),
+   .doc = "the run's --time-scale: a simulation scales the cluster's links by it (its times are in the "
+          "fit already)"},
+  {.name = NULL},
+};
+
 /* The sections that are not an operator's: they say something of the
  * whole run. */
 typedef struct {
@@ -114,10 +121,11 @@ typedef struct {
   const sl_ini_key *keys;
 } whole_section;
 
-enum { WHOLE_DISK, WHOLE_DISPATCH };
+enum { WHOLE_DISK, WHOLE_DISPATCH, WHOLE_RUN };
 static const whole_section whole_sections[SL_SIM_COSTS_WHOLE_SECTIONS] = {
   [WHOLE_DISK] = {SL_SIM_COSTS_DISK_SECTION, disk_keys},
   [WHOLE_DISPATCH] = {SL_SIM_COSTS_DISPATCH_SECTION, dispatch_keys},
+  [WHOLE_RUN] = {SL_SIM_COSTS_RUN_SECTION, run_keys},
 };
 
 static const sl_ini_schema cost_schema = {
@@ -128,7 +136,8 @@ static const sl_ini_schema cost_schema = {
            "write_bandwidth: what the run's spills took on its disk) gives every node group without a "
            "disk of its own that disk. A section [dispatch] (launch_spacing) makes the simulator "
            "start each task of a burst handed out at once that much after the one before, in a "
-           "random order, as the executor's workers wake.",
+           "random order, as the executor's workers wake. A section [run] (time_scale) gives the "
+           "calibrated run's --time-scale: the simulation's links run scaled by it, as that run's did.",
   .keys = cost_keys,
 };
 
@@ -195,6 +204,12 @@ static int cost_end(sl_ini *ini)
     return sl_ini_fail(ini, c->whole_line[WHOLE_DISK], "[%s] needs read_bandwidth and write_bandwidth",
                        SL_SIM_COSTS_DISK_SECTION);
   return 0;
+}
+
+void sl_sim_costs_apply_links(const sl_sim_costs *c, sl_cluster *cl)
+{
+  if (c->time_scale > 0 && c->time_scale != 1)
+    sl_cluster_scale_time(cl, c->time_scale);
 }
 
 void sl_sim_costs_apply_disk(const sl_sim_costs *c, sl_cluster *cl)
@@ -1041,19 +1056,67 @@ static void summarize(const samples *s, sl_sim_op_cost *oc)
 }
 
 /* The workload column of RUN_DIR/summary.csv, if there is one. */
-static void read_workload(const char *run_dir, char *out, size_t n)
+/* summary.csv, read for two of its columns: the header's record names
+ * them, the next holds the run's values (libcsv: a note may quote commas). */
+typedef struct {
+  int record, col;
+  int want[2]; /* the columns of "workload" and "time_scale", -1: none */
+  char value[2][256];
+} summary_reader;
+
+static const char *const summary_wanted[2] = {"workload", "time_scale"};
+
+static void summary_field(void *data, size_t len, void *ctx)
 {
-  char path[1024], line[4096];
-  out[0] = 0;
+  summary_reader *r = ctx;
+  const char *s = data ? data : "";
+  for (int k = 0; k < 2; k++) {
+    if (r->record == 0 && len == strlen(summary_wanted[k]) && memcmp(s, summary_wanted[k], len) == 0)
+      r->want[k] = r->col;
+    else if (r->record == 1 && r->want[k] == r->col)
+      snprintf(r->value[k], sizeof r->value[k], "%.*s", (int)(len < 255 ? len : 255), s);
+  }
+  r->col++;
+}
+
+static void summary_record(int term, void *ctx)
+{
+  (void)term;
+  summary_reader *r = ctx;
+  r->record++;
+  r->col = 0;
+}
+
+/* The run's workload name and time scale, from its summary.csv (a run
+ * written before the column existed ran at 1). */
+static void read_summary(const char *run_dir, char *workload, size_t n, double *time_scale)
+{
+  char path[1024], buf[8192];
+  summary_reader r = {.want = {-1, -1}};
+  workload[0] = 0;
+  *time_scale = 1;
   snprintf(path, sizeof path, "%s/summary.csv", run_dir);
   FILE *f = fopen(path, "r");
+  struct csv_parser p;
   if (!f)
     return;
-  if (fgets(line, sizeof line, f) && strncmp(line, "workload,", 9) == 0 && fgets(line, sizeof line, f)) {
-    size_t len = strcspn(line, ",\n");
-    snprintf(out, n, "%.*s", (int)len, line);
+  if (csv_init(&p, CSV_APPEND_NULL) != 0) {
+    fclose(f);
+    return;
   }
+  size_t got;
+  while (r.record < 2 && (got = fread(buf, 1, sizeof buf, f)) > 0)
+    if (csv_parse(&p, buf, got, summary_field, summary_record, &r) != got)
+      break;
+  csv_fini(&p, summary_field, summary_record, &r);
+  csv_free(&p);
   fclose(f);
+  if (r.want[0] == 0)
+    snprintf(workload, n, "%s", r.value[0]);
+  char *end;
+  double v = strtod(r.value[1], &end);
+  if (r.value[1][0] && *end == 0 && v > 0 && isfinite(v))
+    *time_scale = v;
 }
 
 static void sort_by_op(sl_sim_costs *c, samples *s)
@@ -1099,7 +1162,7 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
     for (int i = 0; i < out->n; i++)
       summarize(&r->s[i], &out->ops[i]);
     snprintf(out->path, sizeof out->path, "%.*s", (int)sizeof out->path - 1, path);
-    read_workload(run_dir, workload, wlen);
+    read_summary(run_dir, workload, wlen, &out->time_scale);
     /* the spill disk, where the run both wrote and read back through it */
     double busy_w = union_seconds(r->win[0], r->nwin[0]), busy_r = union_seconds(r->win[1], r->nwin[1]);
     if (busy_w > 0 && r->spill_w_bytes > 0 && busy_r > 0 && r->spill_r_bytes > 0) {
@@ -1175,6 +1238,10 @@ int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *wo
                "; a simulation gives this disk to every node group without one of its own\n"
                "write_bandwidth = %.9gB/s\nread_bandwidth = %.9gB/s\nbytes_written = %.0fB\nbytes_read = %.0fB\n",
             SL_SIM_COSTS_DISK_SECTION, c->disk_write_bps, c->disk_read_bps, c->disk_write_bytes, c->disk_read_bytes);
+  if (c->time_scale > 0 && c->time_scale != 1)
+    fprintf(f, "\n[%s]\n; the run's --time-scale: its times are in the fits above; a simulation runs\n"
+               "; the cluster's links scaled by it too, as the run's were\ntime_scale = %.9g\n",
+            SL_SIM_COSTS_RUN_SECTION, c->time_scale);
   if (c->bursts_observed > 0)
     fprintf(f, "\n[%s]\n; tasks handed out at once started one after another, in no fixed order (the\n"
                "; tasks' dispatch_s): the simulator starts each of a burst this much after the one before\n"

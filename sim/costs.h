@@ -69,8 +69,8 @@ typedef struct {
 } sl_sim_op_cost;
 
 /** @brief A cost model: plain data, owned by the caller. */
-/** @brief The sections of a cost file that are not an operator's: [spill disk], [dispatch]. */
-#define SL_SIM_COSTS_WHOLE_SECTIONS 2
+/** @brief The sections of a cost file that are not an operator's: [spill disk], [dispatch], [run]. */
+#define SL_SIM_COSTS_WHOLE_SECTIONS 3
 
 typedef struct {
   char path[256];
@@ -85,7 +85,12 @@ typedef struct {
    * launch spacings, whatever the node's speed. */
   double launch_spacing_s;
   int bursts_observed, burst_launches_observed; /**< calibrate: what the fit rests on */
-  /* parsing: where [spill disk] and [dispatch] began (0: not seen), and
+  /* [run]: the --time-scale of the calibrated run (0: not given, as 1). Its
+   * times are in the fit already; its links ran scaled too, and a
+   * simulation with these costs scales the cluster's the same way
+   * (sl_sim_costs_apply_links()). */
+  double time_scale;
+  /* parsing: where [spill disk], [dispatch] and [run] began (0: not seen), and
    * which of them is being read (-1: an operator's section) */
   int whole_line[SL_SIM_COSTS_WHOLE_SECTIONS];
   int in_whole;
@@ -95,6 +100,16 @@ typedef struct {
 #define SL_SIM_COSTS_DISK_SECTION "spill disk"
 /** @brief The section of a cost file that gives the engine's launch spacing. */
 #define SL_SIM_COSTS_DISPATCH_SECTION "dispatch"
+/** @brief The section of a cost file that gives the calibrated run's time scale. */
+#define SL_SIM_COSTS_RUN_SECTION "run"
+
+/**
+ * @brief Scales the links of @p cl (sl_cluster_scale_time()) by the
+ *        calibrated run's time scale, where @p c gives one: the run's NICs,
+ *        storage and disks ran that much faster or slower than its cluster
+ *        spec says. Before sl_sim_costs_apply_disk(), whose disk is measured.
+ */
+void sl_sim_costs_apply_links(const sl_sim_costs *c, sl_cluster *cl);
 
 /**
  * @brief Gives every node group of @p cl that has no disk of its own the

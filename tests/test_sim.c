@@ -863,6 +863,69 @@ static double fitted_spread(const char *tag, double spread)
   return fitted;
 }
 
+/* Bug: a run at --time-scale 0.5 ran on links twice as fast as its spec,
+ * and its calibrated simulation charged the spec's: a spill-bound job
+ * spent 8.0 s writing where the run spent 1.3 s (bench/validate.sh,
+ * membound under batch: +5.0%). Calibration keeps the run's time scale
+ * (summary.csv, read past a note that quotes commas), the cost file says
+ * it, and a simulation with it scales the cluster's links. */
+static void test_calibrate_keeps_time_scale(void **state)
+{
+  (void)state;
+  char dir[160], path[200], err[512], workload[64];
+  snprintf(dir, sizeof dir, "%s/sim-calib-scale-%d", SL_BINARY_DIR, (int)getpid());
+  assert_int_equal(mkdir(dir, 0755) == 0 || errno == EEXIST, 1);
+  snprintf(path, sizeof path, "%s/tasks.csv", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "op,op_name,start_s,end_s,rows_in,rows_out,bytes_out,status\n");
+  for (int i = 0; i < 20; i++)
+    fprintf(f, "0,work,%d,%g,1,1,100,done\n", i, i + 0.5);
+  fclose(f);
+  char spath[200];
+  snprintf(spath, sizeof spath, "%s/summary.csv", dir);
+  f = fopen(spath, "w");
+  assert_non_null(f);
+  fprintf(f, "workload,cluster,note,jct_s,time_scale\nscaled,c,\"a note, with commas\",20,0.5\n");
+  fclose(f);
+  sl_sim_costs costs, back;
+  assert_int_equal(sl_sim_calibrate(dir, &costs, workload, sizeof workload, err, sizeof err), 0);
+  assert_string_equal(workload, "scaled");
+  assert_float_equal(costs.time_scale, 0.5, 1e-12);
+  char cpath[200];
+  snprintf(cpath, sizeof cpath, "%s/costs.ini", dir);
+  f = fopen(cpath, "w");
+  assert_non_null(f);
+  assert_int_equal(sl_sim_costs_write(&costs, dir, workload, f), 0);
+  fclose(f);
+  int rc = sl_sim_costs_load(cpath, &back, err, sizeof err);
+  if (rc != 0)
+    fail_msg("%s", err);
+  assert_float_equal(back.time_scale, 0.5, 1e-12);
+  sl_cluster c;
+  three_nodes(&c, 100 * MB, 1e9);
+  c.groups[0].disks = 1;
+  c.groups[0].disk_read_bps = c.groups[0].disk_write_bps = 200 * MB;
+  c.storage_bps = 50 * MB;
+  double nic = c.groups[0].nic_bps;
+  sl_sim_costs_apply_links(&back, &c);
+  assert_float_equal(c.groups[0].disk_write_bps, 400 * MB, 1e-3);
+  assert_float_equal(c.groups[0].nic_bps, 2 * nic, 1e-3);
+  assert_float_equal(c.storage_bps, 100 * MB, 1e-3);
+  sl_cluster_free(&c);
+  /* a run written before the column existed ran as specified */
+  f = fopen(spath, "w");
+  assert_non_null(f);
+  fprintf(f, "workload,cluster,jct_s\nscaled,c,20\n");
+  fclose(f);
+  assert_int_equal(sl_sim_calibrate(dir, &costs, workload, sizeof workload, err, sizeof err), 0);
+  assert_float_equal(costs.time_scale, 1, 1e-12);
+  remove(path);
+  remove(spath);
+  remove(cpath);
+  rmdir(dir);
+}
+
 /* Bug: calibration took the rounding of printed times for spread (2e-5
  * on fig9-small's inference, which had none), and the simulation it fed
  * broke every tie of the run it replays another way. */
@@ -995,6 +1058,7 @@ int main(void)
     cmocka_unit_test(test_calibrate_after_storage_reads),
     cmocka_unit_test(test_streaming_plus_paces_reads),
     cmocka_unit_test(test_calibrate_ignores_rounding),
+    cmocka_unit_test(test_calibrate_keeps_time_scale),
     cmocka_unit_test(test_calibrate_divides_out_spread),
     cmocka_unit_test(test_cost_file_errors),
     cmocka_unit_test(test_cost_file_keeps_batch_shape),
