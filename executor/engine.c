@@ -1116,7 +1116,7 @@ static void check_sorted_output(engine *e, sl_summary *s)
 
 static void fill_summary(engine *e, sl_summary *s, double jct)
 {
-  /* the bound of the times actually run: scaled as they were */
+  /* the bound of the plan as it ran: a time scale is in its times and links already */
   sl_summary_fill(s, e->core, e->plan, e->cluster, &e->opts->core, "executor", jct, (double)sl_sink_rows(e->sink),
                   e->done && e->fail_code == 0);
   snprintf(s->accelerator, sizeof s->accelerator, "%s",
