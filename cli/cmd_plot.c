@@ -50,12 +50,6 @@ typedef struct {
   int nevents, events_left_out;
 } timeline_info;
 
-typedef struct {
-  char names[48][64];
-  char values[48][1024];
-  int n, row, col;
-} summary_info;
-
 static void append_word(char *list, size_t n, const char *word)
 {
   size_t len = strlen(list);
@@ -150,32 +144,8 @@ static void timeline_row(int c, void *data)
   h->col = 0;
 }
 
-static void summary_field(void *s, size_t len, void *data)
-{
-  summary_info *si = data;
-  int i = si->col++;
-  if (i >= 48 || si->row > 1)
-    return;
-  if (si->row == 0) {
-    snprintf(si->names[i], sizeof si->names[i], "%.*s", (int)len, (const char *)s);
-    si->n = i + 1;
-  } else {
-    snprintf(si->values[i], sizeof si->values[i], "%.*s", (int)len, (const char *)s);
-  }
-}
-
-static void summary_row(int c, void *data)
-{
-  (void)c;
-  summary_info *si = data;
-  si->row++;
-  si->col = 0;
-}
-
-/* Feeds the first @p max_bytes of @p path to libcsv (SIZE_MAX: all of it).
- * Returns false when the file cannot be read. */
-static bool parse_csv(const char *path, size_t max_bytes, void (*field)(void *, size_t, void *),
-                      void (*row)(int, void *), void *data)
+/* Feeds @p path to libcsv. Returns false when the file cannot be read. */
+static bool parse_csv(const char *path, void (*field)(void *, size_t, void *), void (*row)(int, void *), void *data)
 {
   FILE *f = fopen(path, "r");
   if (!f)
@@ -183,23 +153,13 @@ static bool parse_csv(const char *path, size_t max_bytes, void (*field)(void *, 
   struct csv_parser p;
   csv_init(&p, 0);
   char buf[8192];
-  size_t n, total = 0;
-  while (total < max_bytes && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
     csv_parse(&p, buf, n, field, row, data);
-    total += n;
-  }
   csv_fini(&p, field, row, data);
   csv_free(&p);
   fclose(f);
   return true;
-}
-
-static const char *summary_get(const summary_info *si, const char *name)
-{
-  for (int i = 0; i < si->n; i++)
-    if (strcmp(si->names[i], name) == 0)
-      return si->values[i];
-  return "";
 }
 
 static bool parent_exists(const char *file)
@@ -256,11 +216,11 @@ static int group_of_node(const group_list *g, const char *node_id)
 
 /* Node columns to groups, and each group's name and budget, for the store
  * panel: one colour and one budget line per group. */
-static void append_groups(char *e, size_t n, const timeline_info *h, const summary_info *si, double *largest)
+static void append_groups(char *e, size_t n, const timeline_info *h, const sl_summary_columns *si, double *largest)
 {
   group_list g;
   char list[SL_PLOT_LIST] = "", num[32], ids[SL_PLOT_LIST];
-  parse_groups(summary_get(si, "group_stores"), &g);
+  parse_groups(sl_summary_column(si, "group_stores"), &g);
   snprintf(ids, sizeof ids, "%s", h->nodeids);
   for (char *tok = strtok(ids, " "); tok; tok = strtok(NULL, " ")) {
     snprintf(num, sizeof num, "%d", group_of_node(&g, tok));
@@ -282,12 +242,12 @@ static void append_groups(char *e, size_t n, const timeline_info *h, const summa
 }
 
 /* Which running_<op> columns are GPU operators' ("0 1"), from summary.csv. */
-static void append_gpu_flags(char *e, size_t n, const timeline_info *h, const summary_info *si)
+static void append_gpu_flags(char *e, size_t n, const timeline_info *h, const sl_summary_columns *si)
 {
   char names[SL_PLOT_LIST], gpu_ops[1100], flags[SL_PLOT_LIST] = "";
   snprintf(names, sizeof names, "%s", h->opnames);
   for (char *tok = strtok(names, " "); tok; tok = strtok(NULL, " ")) {
-    snprintf(gpu_ops, sizeof gpu_ops, " %s ", summary_get(si, "gpu_operators"));
+    snprintf(gpu_ops, sizeof gpu_ops, " %s ", sl_summary_column(si, "gpu_operators"));
     char word[300];
     snprintf(word, sizeof word, " %s ", tok);
     append_word(flags, sizeof flags, strstr(gpu_ops, word) ? "1" : "0");
@@ -297,14 +257,14 @@ static void append_gpu_flags(char *e, size_t n, const timeline_info *h, const su
 
 /* The -e string shared by the PNG and the SVG. */
 static void build_expr(char *e, size_t n, const char *timeline, const timeline_info *h,
-                       const summary_info *si)
+                       const sl_summary_columns *si)
 {
   char title[600];
-  const char *jct = summary_get(si, "jct_s");
+  const char *jct = sl_summary_column(si, "jct_s");
   if (si->n > 0)
-    snprintf(title, sizeof title, "%s on %s, %s model (%s): %s %.1f s%s", summary_get(si, "workload"),
-             summary_get(si, "cluster"), summary_get(si, "model"), summary_get(si, "engine"),
-             strcmp(summary_get(si, "complete"), "1") == 0 ? "JCT" : "INCOMPLETE at", atof(jct),
+    snprintf(title, sizeof title, "%s on %s, %s model (%s): %s %.1f s%s", sl_summary_column(si, "workload"),
+             sl_summary_column(si, "cluster"), sl_summary_column(si, "model"), sl_summary_column(si, "engine"),
+             strcmp(sl_summary_column(si, "complete"), "1") == 0 ? "JCT" : "INCOMPLETE at", atof(jct),
              h->events_left_out ? " (some markers left out)" : "");
   else
     snprintf(title, sizeof title, "%.300s", timeline);
@@ -323,8 +283,8 @@ static void build_expr(char *e, size_t n, const char *timeline, const timeline_i
   sl_gnuplot_string(e, n, "munit", gb ? "GB" : "MB");
   size_t len = strlen(e);
   snprintf(e + len, n - len, "mscale=%s; bound_rate=%.17g; gpu_slots=%.17g; cpu_slots=%.17g; ", gb ? "1e9" : "1e6",
-           atof(summary_get(si, "bound_throughput_rows_s")), atof(summary_get(si, "gpu_slots")),
-           atof(summary_get(si, "cpu_slots")));
+           atof(sl_summary_column(si, "bound_throughput_rows_s")), atof(sl_summary_column(si, "gpu_slots")),
+           atof(sl_summary_column(si, "cpu_slots")));
 }
 
 /* FILE.png -> FILE.svg; false when @p png does not end in .png. */
@@ -376,13 +336,12 @@ int sl_cmd_plot(int argc, char **argv)
   }
 
   static timeline_info h;
-  static summary_info si;
+  static sl_summary_columns si;
   memset(&h, 0, sizeof h);
-  memset(&si, 0, sizeof si);
-  parse_csv(timeline, SIZE_MAX, timeline_field, timeline_row, &h);
+  parse_csv(timeline, timeline_field, timeline_row, &h);
   if (!h.opcols[0])
     return sl_cli_usage_error("plot", "%s: no running_<op> columns in the header", timeline);
-  parse_csv(summary, 65536, summary_field, summary_row, &si); /* optional */
+  sl_summary_read_columns(summary, &si); /* optional: without it, no title or groups */
 
   static char expr[60000];
   build_expr(expr, sizeof expr, timeline, &h, &si);

@@ -331,6 +331,67 @@ void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, co
   }
 }
 
+/* ------------------------------------------------------------ reading back */
+
+typedef struct {
+  sl_summary_columns *out;
+  int record, col;
+} columns_reader;
+
+static void column_field(void *data, size_t len, void *ctx)
+{
+  columns_reader *r = ctx;
+  int i = r->col++;
+  if (i >= SL_SUMMARY_MAX_COLUMNS || r->record > 1)
+    return;
+  const char *s = data ? data : "";
+  if (r->record == 0) {
+    snprintf(r->out->names[i], sizeof r->out->names[i], "%.*s", (int)len, s);
+    r->out->n = i + 1;
+  } else {
+    snprintf(r->out->values[i], sizeof r->out->values[i], "%.*s", (int)len, s);
+  }
+}
+
+static void column_record(int term, void *ctx)
+{
+  (void)term;
+  columns_reader *r = ctx;
+  r->record++;
+  r->col = 0;
+}
+
+int sl_summary_read_columns(const char *path, sl_summary_columns *out)
+{
+  memset(out, 0, sizeof *out);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return SL_EIO;
+  struct csv_parser p;
+  if (csv_init(&p, 0) != 0) {
+    fclose(f);
+    return SL_EIO;
+  }
+  columns_reader r = {.out = out};
+  char buf[8192];
+  size_t got;
+  while (r.record < 2 && (got = fread(buf, 1, sizeof buf, f)) > 0)
+    if (csv_parse(&p, buf, got, column_field, column_record, &r) != got)
+      break;
+  csv_fini(&p, column_field, column_record, &r);
+  csv_free(&p);
+  fclose(f);
+  return 0;
+}
+
+const char *sl_summary_column(const sl_summary_columns *c, const char *name)
+{
+  for (int i = 0; i < c->n; i++)
+    if (strcmp(c->names[i], name) == 0)
+      return c->values[i];
+  return "";
+}
+
 /* ----------------------------------------------------------------- files */
 
 typedef struct {

@@ -152,6 +152,29 @@ void sl_csv_identifier(const char *name, char *buf, size_t len);
 void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, const sl_cluster *cluster,
                      const sl_core_opts *opts, const char *engine, double jct_s, double rows, bool complete);
 
+/** @brief The most columns sl_summary_read_columns() keeps (summary.csv writes about 60). */
+#define SL_SUMMARY_MAX_COLUMNS 96
+
+/** @brief A summary.csv read back: its header's names and its row's values, as text. */
+typedef struct {
+  int n;
+  char names[SL_SUMMARY_MAX_COLUMNS][64];
+  char values[SL_SUMMARY_MAX_COLUMNS][1024];
+} sl_summary_columns;
+
+/**
+ * @brief Reads the header and the first row of the summary.csv at @p path
+ *        into @p out (about 100 KB: keep it off small stacks), with libcsv,
+ *        so that a note that quotes commas keeps the columns after it in
+ *        place. Columns past SL_SUMMARY_MAX_COLUMNS, and text past a
+ *        field's room, are left out.
+ * @return 0; SL_EIO when the file cannot be read.
+ */
+int sl_summary_read_columns(const char *path, sl_summary_columns *out);
+
+/** @brief The value of column @p name in @p c; "" when there is none. */
+const char *sl_summary_column(const sl_summary_columns *c, const char *name);
+
 /**
  * @brief Writes summary.csv, timeline.csv and tasks.csv into @p dir (created
  *        if missing). Returns 0, or SL_EIO with a message in @p err.

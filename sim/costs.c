@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "models/error.h"
+#include "results/record.h"
 #include "workloads/typed_ini.h"
 #include "workloads/units.h"
 
@@ -1055,68 +1056,26 @@ static void summarize(const samples *s, sl_sim_op_cost *oc)
             SL_COST_OUT_ROW_BYTES | (oc->setup_told ? SL_COST_TIME_SETUP : 0);
 }
 
-/* The workload column of RUN_DIR/summary.csv, if there is one. */
-/* summary.csv, read for two of its columns: the header's record names
- * them, the next holds the run's values (libcsv: a note may quote commas). */
-typedef struct {
-  int record, col;
-  int want[2]; /* the columns of "workload" and "time_scale", -1: none */
-  char value[2][256];
-} summary_reader;
-
-static const char *const summary_wanted[2] = {"workload", "time_scale"};
-
-static void summary_field(void *data, size_t len, void *ctx)
-{
-  summary_reader *r = ctx;
-  const char *s = data ? data : "";
-  for (int k = 0; k < 2; k++) {
-    if (r->record == 0 && len == strlen(summary_wanted[k]) && memcmp(s, summary_wanted[k], len) == 0)
-      r->want[k] = r->col;
-    else if (r->record == 1 && r->want[k] == r->col)
-      snprintf(r->value[k], sizeof r->value[k], "%.*s", (int)(len < 255 ? len : 255), s);
-  }
-  r->col++;
-}
-
-static void summary_record(int term, void *ctx)
-{
-  (void)term;
-  summary_reader *r = ctx;
-  r->record++;
-  r->col = 0;
-}
-
 /* The run's workload name and time scale, from its summary.csv (a run
  * written before the column existed ran at 1). */
 static void read_summary(const char *run_dir, char *workload, size_t n, double *time_scale)
 {
-  char path[1024], buf[8192];
-  summary_reader r = {.want = {-1, -1}};
+  char path[1024];
   workload[0] = 0;
   *time_scale = 1;
   snprintf(path, sizeof path, "%s/summary.csv", run_dir);
-  FILE *f = fopen(path, "r");
-  struct csv_parser p;
-  if (!f)
-    return;
-  if (csv_init(&p, CSV_APPEND_NULL) != 0) {
-    fclose(f);
+  sl_summary_columns *cols = malloc(sizeof *cols);
+  if (!cols || sl_summary_read_columns(path, cols) < 0) {
+    free(cols);
     return;
   }
-  size_t got;
-  while (r.record < 2 && (got = fread(buf, 1, sizeof buf, f)) > 0)
-    if (csv_parse(&p, buf, got, summary_field, summary_record, &r) != got)
-      break;
-  csv_fini(&p, summary_field, summary_record, &r);
-  csv_free(&p);
-  fclose(f);
-  if (r.want[0] == 0)
-    snprintf(workload, n, "%s", r.value[0]);
+  snprintf(workload, n, "%s", sl_summary_column(cols, "workload"));
+  const char *scale = sl_summary_column(cols, "time_scale");
   char *end;
-  double v = strtod(r.value[1], &end);
-  if (r.value[1][0] && *end == 0 && v > 0 && isfinite(v))
+  double v = strtod(scale, &end);
+  if (scale[0] && *end == 0 && v > 0 && isfinite(v))
     *time_scale = v;
+  free(cols);
 }
 
 static void sort_by_op(sl_sim_costs *c, samples *s)
