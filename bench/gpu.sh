@@ -3,6 +3,7 @@
 # the CUDA kernel's tests, then the images pipeline at 8,192 images on the
 # machine's CPUs (all but two) and its GPU, under each model, every real run
 # calibrated and simulated, and the same run with the GPU hidden (emulated).
+# Each real run's events are kept beside it (RUN.events) for --replay-events.
 # Prints one line per run and the GPU batch median from tasks.csv. Exits 77
 # where there is no GPU.
 #
@@ -26,14 +27,14 @@ batch_ms() { # median time of a classify attempt that did not set the model up
   awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["op_name"]=="classify" && $h["status"]=="done" && $h["fresh"]==0 {print $h["end_s"]-$h["start_s"]}' \
     "$1/tasks.csv" | sort -g | awk '{a[NR]=$1} END{if (NR) printf "%.2f", 1000*a[int((NR+1)/2)]; else printf "-"}'
 }
-printf '%-10s %-9s %9s %9s %9s %12s\n' model run jct_s sim_s error_% gpu_batch_ms
-for m in streaming static batch stream; do
+printf '%-15s %-9s %9s %9s %9s %12s\n' model run jct_s sim_s error_% gpu_batch_ms
+for m in streaming streaming-plus static batch stream; do
   r="$out/$m" s="$out/$m-sim"
-  "$sluice" run "$out/images-8k.ini" --cluster "$out/cluster.ini" --model "$m" --out "$r" --quiet >/dev/null
+  "$sluice" run "$out/images-8k.ini" --cluster "$out/cluster.ini" --model "$m" --out "$r" --record-events "$r.events" --quiet >/dev/null
   "$sluice" calibrate "$r" -o "$r.costs" >/dev/null
   "$sluice" sim "$out/images-8k.ini" --cluster "$out/cluster.ini" --model "$m" --costs "$r.costs" --out "$s" --quiet
-  printf '%-10s %-9s %9.3f %9.3f %9.1f %12s\n' "$m" "$(col "$r" accelerator)" "$(col "$r" jct_s)" "$(col "$s" jct_s)" \
+  printf '%-15s %-9s %9.3f %9.3f %9.1f %12s\n' "$m" "$(col "$r" accelerator)" "$(col "$r" jct_s)" "$(col "$s" jct_s)" \
     "$(awk -v a="$(col "$s" jct_s)" -v b="$(col "$r" jct_s)" 'BEGIN{print 100*(a-b)/b}')" "$(batch_ms "$r")"
 done
 CUDA_VISIBLE_DEVICES= "$sluice" run "$out/images-8k.ini" --cluster "$out/cluster.ini" --out "$out/emulated" --quiet >/dev/null
-printf '%-10s %-9s %9.3f\n' streaming "$(col "$out/emulated" accelerator)" "$(col "$out/emulated" jct_s)"
+printf '%-15s %-9s %9.3f\n' streaming "$(col "$out/emulated" accelerator)" "$(col "$out/emulated" jct_s)"

@@ -182,11 +182,20 @@ static int parse_args(int argc, char **argv, args *a)
   return 0;
 }
 
+/* What a cost file says of the engine rather than the operators: how it
+ * starts a burst of tasks, and how long each operator's finish takes to
+ * hand over (none without a file). */
+typedef struct {
+  double launch_spacing;
+  double handoff[SL_MAX_OPS];
+  bool has_handoff;
+} engine_costs;
+
 /* Workload, costs and plan; cluster from a spec or a platform; the cost
- * file's launch spacing (0 without one). */
-static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c, double *launch_spacing)
+ * file's engine costs. */
+static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c, engine_costs *ec)
 {
-  *launch_spacing = 0;
+  memset(ec, 0, sizeof *ec);
   char err[512];
   int rc = sl_cli_load_workload(a->workload, w);
   if (rc)
@@ -213,7 +222,8 @@ static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c,
     }
     sl_sim_costs_apply_links(&costs, c); /* the run's links, at its time scale */
     sl_sim_costs_apply_disk(&costs, c); /* the run's measured spill disk, where a group has none */
-    *launch_spacing = costs.launch_spacing_s;
+    ec->launch_spacing = costs.launch_spacing_s;
+    ec->has_handoff = sl_sim_costs_handoffs(&costs, p, ec->handoff);
   }
   return 0;
 }
@@ -248,7 +258,8 @@ static void print_summary(const sl_sim_result *r, const sl_cluster *c, const cha
     printf("  outputs in    %s/\n", out);
 }
 
-static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const sl_workload *w, double launch_spacing)
+static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const sl_workload *w,
+                    const engine_costs *ec)
 {
   sl_sim_opts o;
   sl_sim_opts_default(&o);
@@ -268,7 +279,8 @@ static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const 
   o.faults = fail ? &faults : NULL;
   o.mtbf_s = a->mtbf;
   o.spill_bps = a->spill;
-  o.launch_spacing_s = launch_spacing;
+  o.launch_spacing_s = ec->launch_spacing;
+  o.handoff_s = ec->has_handoff ? ec->handoff : NULL;
   o.repair_s = a->repair;
   o.seed = a->e.have_seed ? a->e.seed : w->seed;
   o.sample_interval_s = a->sample;
@@ -307,12 +319,12 @@ int sl_cmd_sim(int argc, char **argv)
   sl_workload w;
   sl_plan p;
   sl_cluster c = {0};
-  double launch_spacing;
-  if ((rc = load_inputs(&a, &w, &p, &c, &launch_spacing)))
+  engine_costs ec;
+  if ((rc = load_inputs(&a, &w, &p, &c, &ec)))
     return rc;
   if (a.e.memory > 0)
     sl_cluster_set_store(&c, a.e.memory);
-  rc = simulate(&a, &p, &c, &w, launch_spacing);
+  rc = simulate(&a, &p, &c, &w, &ec);
   sl_cluster_free(&c);
   return rc;
 }

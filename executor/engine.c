@@ -64,6 +64,8 @@ typedef struct {
   bool resume;         /* RESUME for the current task */
   atomic_bool cancel;  /* the current task must stop (CANCEL, kill, node loss) */
   bool killed;         /* the core already knows the current task failed */
+  int64_t done_row;    /* tasks.csv row of the attempt just done (-1: none), and its end: */
+  double done_at;      /* its handoff is known once its finish has been decided on */
   sl_kernel *kernels[SL_MAX_OPS][MAX_MEMBERS];
 } worker;
 
@@ -752,8 +754,9 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
   return rc;
 }
 
-static void record(worker *w, const sl_decision *d, const task_run *tr, double start, double end,
-                   sl_task_status st)
+/* Records the attempt; its row in tasks.csv (-1: rows are not kept). */
+static int64_t record(worker *w, const sl_decision *d, const task_run *tr, double start, double end,
+                      sl_task_status st)
 {
   sl_task_record r = {.task = d->task, .origin = d->origin, .attempt = d->attempt, .op = d->op,
                       .node = d->node, .slot = d->slot, .start_s = start, .end_s = end,
@@ -762,9 +765,13 @@ static void record(worker *w, const sl_decision *d, const task_run *tr, double s
                       .speed = d->speed, .waited_s = tr->waited, .transfer_s = tr->transfer,
                       .spread = tr->spread, .fresh = d->fresh, .spill_write_s = tr->spill_write_s,
                       .spill_write_bytes = tr->spill_write_bytes, .spill_read_s = tr->spill_read_s,
-                      .spill_read_bytes = tr->spill_read_bytes, .dispatch_s = tr->dispatch};
-  if (sl_recorder_task(w->e->rec, &r) < 0)
+                      .spill_read_bytes = tr->spill_read_bytes, .dispatch_s = tr->dispatch,
+                      .handoff_s = -1};
+  if (sl_recorder_task(w->e->rec, &r) < 0) {
     fail_job(w->e, SL_ENOMEM, "out of memory recording task %u", d->task);
+    return -1;
+  }
+  return sl_recorder_ntasks(w->e->rec) - 1;
 }
 
 /* What the attempt receives before it works, over the emulated links as
@@ -833,9 +840,11 @@ static void run_task(worker *w, const sl_decision *d, double launched, input_ref
     rc = SL_EINTR; /* written off while it ran, even if it emitted nothing */
   if (tr.transfer > 0 && sl_core_task_live(e->core, d->task))
     sl_core_note_transfer(e->core, d->task, tr.transfer);
+  w->done_row = -1;
   if (rc == 0) {
     sl_core_finished(e->core, end, d->task);
-    record(w, d, &tr, start, end, SL_TASK_DONE);
+    w->done_row = record(w, d, &tr, start, end, SL_TASK_DONE);
+    w->done_at = end;
   } else {
     if (rc == SL_EKERNEL && !e->stop)
       fail_job(e, SL_EKERNEL, "operator '%s' task %u: cannot build its kernel", pop->name, d->task);
@@ -884,7 +893,8 @@ static void *worker_main(void *arg)
     pthread_mutex_unlock(&e->lock);
     run_task(w, &d, launched, in); /* returns with the lock held */
     w->busy = false;
-    drain(e, w);
+    if (drain(e, w) && w->done_row >= 0) /* its own finish gave it its next task */
+      sl_recorder_set_handoff(e->rec, w->done_row, w->next_launched_s - w->done_at);
   }
   pthread_mutex_unlock(&e->lock);
   return NULL;

@@ -94,6 +94,12 @@ const sl_task_record *sl_recorder_task_at(const sl_recorder *r, int64_t i)
   return i >= 0 && i < r->ntasks ? &r->tasks[i] : NULL;
 }
 
+void sl_recorder_set_handoff(sl_recorder *r, int64_t i, double handoff_s)
+{
+  if (i >= 0 && i < r->ntasks)
+    r->tasks[i].handoff_s = handoff_s;
+}
+
 /* Appends a row with the core's counters now; its rate is left to the caller. */
 static sample *append_sample(sl_recorder *r, double t, const sl_core *core)
 {
@@ -681,7 +687,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
   const char *cols[] = {"task", "origin", "attempt", "op", "op_name", "node", "node_name", "slot", "start_s",
                         "end_s", "rows_in", "bytes_in", "rows_out", "bytes_out", "partitions_out",
                         "status", "speed", "waited_s", "transfer_s", "spread", "fresh", "spill_write_s",
-                        "spill_write_bytes", "spill_read_s", "spill_read_bytes", "dispatch_s", NULL};
+                        "spill_write_bytes", "spill_read_s", "spill_read_bytes", "dispatch_s", "handoff_s", NULL};
   for (int i = 0; cols[i]; i++)
     field_str(&o, cols[i]);
   end_row(&o);
@@ -718,6 +724,10 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
     field_num(&o, t->spill_read_s);
     field_count(&o, t->spill_read_bytes);
     field_num(&o, t->dispatch_s);
+    if (t->handoff_s >= 0)
+      field_num(&o, t->handoff_s);
+    else
+      field_str(&o, ""); /* its finish gave its slot nothing */
     end_row(&o);
   }
   free(names);

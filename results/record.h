@@ -42,6 +42,10 @@ typedef struct {
                           or a real kernel's own start), which a calibration measures apart */
   double dispatch_s; /**< from the core's LAUNCH to its start: the slot was taken but idle (a
                           worker thread waking); the simulator starts at once (0) */
+  double handoff_s;  /**< a done attempt whose own finish gave its slot the next task: from its
+                          end until that order reached the slot (the worker handing its finish
+                          to the core and getting its next task back, on a host whose CPUs
+                          may all be busy); -1 when its finish gave its slot nothing */
 } sl_task_record;
 
 /** @brief How the time spent spilling partitions enters a run's JCT. */
@@ -202,5 +206,10 @@ int64_t sl_recorder_ntasks(const sl_recorder *r);
 
 /** @brief The i-th task record. */
 const sl_task_record *sl_recorder_task_at(const sl_recorder *r, int64_t i);
+
+/** @brief Sets the handoff_s of task row @p i (sl_recorder_ntasks() - 1
+ *  right after sl_recorder_task()): an engine knows it only once the
+ *  attempt's finish has been decided on. No effect on a row not kept. */
+void sl_recorder_set_handoff(sl_recorder *r, int64_t i, double handoff_s);
 
 #endif

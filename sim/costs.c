@@ -56,6 +56,14 @@ static const sl_ini_key cost_keys[] = {
   {.name = "time_setup", .type = SL_INI_TIME, .unit = "s per slot", .range = SL_INI_NONNEG,
    .offset = COST(time_setup), .tag = SL_COST_TIME_SETUP, .dflt_doc = "the spec's",
    .doc = "set-up a slot pays before its first task of the operator, at speed 1"},
+  {.name = "time_handoff", .type = SL_INI_TIME, .unit = "s per task", .range = SL_INI_NONNEG,
+   .offset = COST(time_handoff), .tag = SL_COST_TIME_HANDOFF, .dflt_doc = "0s",
+   .doc = "after a task of the operator ends, how long until the tasks its finish launches may start "
+          "(the executor's worker handing the finish to the core and back: on a host whose CPUs are "
+          "all busy, a worker that waited on a GPU or slept waits for one); at any node speed"},
+  {.name = "handoffs_observed", .type = SL_INI_INT64, .unit = "tasks", .range = SL_INI_NONNEG,
+   .offset = COST(handoffs_observed), .dflt_doc = "none",
+   .doc = "finishes whose handoff the run measured; informational"},
   {.name = "time_spread", .type = SL_INI_REAL, .range = SL_INI_NONNEG, .offset = COST(time_spread),
    .tag = SL_COST_TIME_SPREAD, .dflt_doc = "the spec's", .doc = "coefficient of variation of a task's time"},
   {.name = "rows_out_per_row", .type = SL_INI_REAL, .unit = "rows", .range = SL_INI_NONNEG,
@@ -343,6 +351,24 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
   return 0;
 }
 
+bool sl_sim_costs_handoffs(const sl_sim_costs *c, const sl_plan *plan, double out[SL_MAX_OPS])
+{
+  bool any = false;
+  for (int i = 0; i < SL_MAX_OPS; i++)
+    out[i] = 0;
+  for (int k = 0; k < c->n; k++) {
+    const sl_sim_op_cost *oc = &c->ops[k];
+    if (!(oc->set & SL_COST_TIME_HANDOFF))
+      continue;
+    for (int i = 0; i < plan->nops && i < SL_MAX_OPS; i++)
+      if (strcmp(plan->ops[i].name, oc->op) == 0) {
+        out[i] = oc->time_handoff;
+        any = any || oc->time_handoff > 0;
+      }
+  }
+  return any;
+}
+
 /* ----------------------------------------------------------- calibration */
 
 /* Columns read; those from C_N on are optional. 'speed' (the speed of the
@@ -359,18 +385,20 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
  * disk's bandwidths. */
 enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N,
        C_SPEED = C_N, C_WAITED, C_TRANSFER, C_SPREAD, C_BYTES_IN, C_FRESH, C_SPILL_WS, C_SPILL_WB, C_SPILL_RS,
-       C_SPILL_RB, C_NODE, C_DISPATCH, C_ALL };
+       C_SPILL_RB, C_NODE, C_DISPATCH, C_HANDOFF, C_ALL };
 static const char *const wanted[C_ALL] = {"op",        "op_name", "start_s",  "end_s",      "rows_in",
                                           "rows_out",  "bytes_out", "status", "speed",      "waited_s",
                                           "transfer_s", "spread",  "bytes_in", "fresh", "spill_write_s",
                                           "spill_write_bytes", "spill_read_s", "spill_read_bytes", "node",
-                                          "dispatch_s"};
+                                          "dispatch_s", "handoff_s"};
 
 typedef struct {
   double *x, *y, *rows_out, *bytes_out;
   double *f;     /* the spread factor y was divided by (1: none recorded) */
   unsigned char *fresh; /* the attempt set its operator up on its slot */
   double bytes_in; /* over every attempt, when the trace has the column */
+  double handoff_sum; /* over the attempts with a handoff_s */
+  int64_t handoffs;
   double *y_var; /* variance of y that the printed times' rounding alone makes */
   int64_t n, cap;
 } samples;
@@ -781,6 +809,21 @@ static int take_record(reader *r)
     return SL_ENOMEM;
   }
   r->s[slot].bytes_in += bytes_in;
+  /* the engine's handoff after this attempt, where its finish launched its
+   * slot's next task (empty otherwise): like the dispatch, no cost of the
+   * operator's work and at no node speed, but its worker's: a GPU
+   * operator's worker waited off the CPUs, and hands its finish over on a
+   * host whose CPUs the other operators keep busy */
+  if (r->index[C_HANDOFF] >= 0 && r->field[C_HANDOFF][0]) {
+    double handoff;
+    if ((rc = number_field(r, C_HANDOFF, &handoff)) < 0)
+      return rc;
+    if (!(handoff >= 0 && handoff <= TRACE_TIME_MAX))
+      return fail_at(r->err, r->errlen, r->path, r->line, "handoff_s must be empty or a number from 0 to %g",
+                     TRACE_TIME_MAX);
+    r->s[slot].handoff_sum += handoff;
+    r->s[slot].handoffs++;
+  }
   return 0;
 }
 
@@ -1052,8 +1095,11 @@ static void summarize(const samples *s, sl_sim_op_cost *oc)
   oc->rows_out_spread = ratio_cv(s->rows_out, s->x, s->n);
   oc->out_row_bytes_spread = ratio_cv(s->bytes_out, s->rows_out, s->n);
   oc->inflation = s->bytes_in > 0 ? bytes_out / s->bytes_in : 0; /* a source reads no partitions */
+  oc->handoffs_observed = s->handoffs;
+  oc->time_handoff = s->handoffs > 0 ? s->handoff_sum / (double)s->handoffs : 0;
   oc->set = SL_COST_TIME_PER_TASK | SL_COST_TIME_PER_ROW | SL_COST_TIME_SPREAD | SL_COST_ROWS_OUT |
-            SL_COST_OUT_ROW_BYTES | (oc->setup_told ? SL_COST_TIME_SETUP : 0);
+            SL_COST_OUT_ROW_BYTES | (oc->setup_told ? SL_COST_TIME_SETUP : 0) |
+            (s->handoffs > 0 ? SL_COST_TIME_HANDOFF : 0);
 }
 
 /* The run's workload name and time scale, from its summary.csv (a run
@@ -1184,6 +1230,11 @@ int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *wo
               (long long)o->fresh_observed, o->time_setup);
     else if (o->fresh_observed > 0)
       fputs("; set-up not told apart: one later attempt or none, or their rows did not vary\n", f);
+    if (o->set & SL_COST_TIME_HANDOFF)
+      fprintf(f, "; after %lld of its tasks the executor handed the finish over and got the\n"
+                 "; slot's next task back; the mean time that took:\n"
+                 "time_handoff = %.9gs\nhandoffs_observed = %lld\n",
+              (long long)o->handoffs_observed, o->time_handoff, (long long)o->handoffs_observed);
     fprintf(f, "time_spread = %.6g\n", o->time_spread);
     fprintf(f, "rows_out_per_row = %.9g\n", o->rows_out_per_row);
     fprintf(f, "rows_out_spread = %.6g\n", o->rows_out_spread);

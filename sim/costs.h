@@ -28,6 +28,7 @@
 #ifndef SL_SIM_COSTS_H
 #define SL_SIM_COSTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +46,7 @@ enum {
   SL_COST_OUT_ROW_BYTES = 1 << 5,
   SL_COST_TIME_SETUP = 1 << 6,
   SL_COST_ROWS_FITTED = 1 << 7,
+  SL_COST_TIME_HANDOFF = 1 << 8,
 };
 
 /** @brief The costs of one operator; @p set says which fields were given. */
@@ -54,6 +56,9 @@ typedef struct {
   unsigned set;
   double time_per_task, time_per_row, time_per_batch, time_spread;
   double time_setup; /**< once per slot before its first task of the operator */
+  double time_handoff; /**< after a task of it ends, before the tasks its finish launches may start:
+                            the engine's, not the operator's work, so at no node speed */
+  int64_t handoffs_observed; /**< calibrate: finishes whose handoff the run measured */
   double rows_out_per_row, out_row_bytes;
   double rows_fitted; /**< the one rows_in every attempt the fit saw had (0: they varied): the
                            simulation then keeps the spec's split between task, batch and row
@@ -135,6 +140,13 @@ int sl_sim_costs_load(const char *path, sl_sim_costs *out, char *err, size_t err
  * @return 0, or SL_EPARSE ("FILE:LINE: no operator 'x' ...") in @p err.
  */
 int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t errlen);
+
+/**
+ * @brief The time_handoff of each operator of @p plan into @p out (0 where
+ *        @p c gives none), for sl_sim_opts.handoff_s. True when any is above 0.
+ *        Call after sl_sim_costs_apply(), which has checked the names.
+ */
+bool sl_sim_costs_handoffs(const sl_sim_costs *c, const sl_plan *plan, double out[SL_MAX_OPS]);
 
 /**
  * @brief Fits a cost model to RUN_DIR/tasks.csv: per operator (op_name),

@@ -88,6 +88,8 @@ typedef struct {
   int64_t split, rows_in;
   double bytes_in, start;
   double launch_delay; /* from the LAUNCH to the worker starting it (--costs [dispatch]) */
+  double handoff_delay; /* before that: the finish that launched it reaching the core and back
+                           (--costs' time_handoff of the finishing operator) */
   double speed; /* of the node's resource the attempt runs on */
   double spread; /* the order's spread factor, in its charged time */
   bool fresh;    /* the order sets its operator up on this slot */
@@ -162,7 +164,8 @@ static void record(sim *s, const slot_t *w, sl_task_status status, double end)
                       .waited_s = w->waited, .transfer_s = w->transfer, .spread = w->spread,
                       .fresh = w->fresh, .spill_write_s = w->spill_write_s,
                       .spill_write_bytes = w->spill_write_bytes, .spill_read_s = w->spill_read_s,
-                      .spill_read_bytes = w->spill_read_bytes, .dispatch_s = w->launch_delay};
+                      .spill_read_bytes = w->spill_read_bytes, .dispatch_s = w->launch_delay,
+                      .handoff_s = -1};
   if (sl_recorder_task(s->rec, &r) < 0)
     s->res->code = SL_ENOMEM;
 }
@@ -274,6 +277,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->spread = d->spread;
   w->fresh = d->fresh;
   w->launch_delay = 0; /* drain() spaces the burst this LAUNCH is part of */
+  w->handoff_delay = 0;
   w->waited = 0;
   w->transfer = 0;
   w->spill_write_s = w->spill_write_bytes = w->spill_read_s = w->spill_read_bytes = 0;
@@ -401,11 +405,12 @@ typedef struct {
 
 /* Notes a slot that @p d launched, for space_starts(); true when it is the
  * slot of the worker draining, which runs its next task at once. */
-static bool note_launch(sim *s, const slot_t *me, const sl_decision *d, burst_t *b)
+static bool note_launch(sim *s, const slot_t *me, const sl_decision *d, burst_t *b, double handoff)
 {
   slot_t *w = slot_at(s, d->node, d->slot);
   if (!w || !w->busy || w->task != d->task)
     return false; /* not launched after all (written off) */
+  w->handoff_delay = handoff;
   if (w == me)
     return true;
   if (!(s->o->launch_spacing_s > 0))
@@ -452,7 +457,19 @@ static void space_starts(sim *s, burst_t *burst, bool continued)
  * a simcall lets other actors run, which may drain the rest of the queue:
  * several actors may be draining at one instant. The worker slots among
  * them are marked, so that none is killed with decisions in hand. */
+static bool drain_with(sim *s, double now, double handoff);
+
+/* Takes the core's decisions after an event other than a finish. */
 static void drain(sim *s, double now)
+{
+  drain_with(s, now, 0);
+}
+
+/* Takes the decisions after a finish whose worker hands it over in
+ * @p handoff seconds (the executor's measured handoff of its operator):
+ * every task those decisions launch starts that much later. True when one
+ * of them is the finishing worker's own next task. */
+static bool drain_with(sim *s, double now, double handoff)
 {
   sg_actor_t self = sg_actor_self();
   slot_t *me = self == s->driver ? NULL : sg_actor_self_get_data();
@@ -468,12 +485,13 @@ static void drain(sim *s, double now)
   while (sl_core_next(s->core, &d)) {
     handle(s, &d, now);
     if (d.kind == SL_DEC_LAUNCH)
-      continued |= note_launch(s, me, &d, &burst);
+      continued |= note_launch(s, me, &d, &burst, handoff);
   }
   space_starts(s, &burst, continued);
   notify_driver(s);
   if (me)
     me->draining--;
+  return continued;
 }
 
 /* ---------------------------------------------------------------- worker */
@@ -623,8 +641,8 @@ static void run_attempt(slot_t *w)
 {
   sim *s = w->s;
   sl_task_id task = w->task;
-  if (w->launch_delay > 0) { /* the slot is taken; its worker is not up yet */
-    sg_actor_sleep_for(w->launch_delay);
+  if (w->handoff_delay + w->launch_delay > 0) { /* the slot is taken; its worker is not up yet */
+    sg_actor_sleep_for(w->handoff_delay + w->launch_delay);
     if (!still_mine(w, task))
       return;
     w->start = sim_clock();
@@ -653,9 +671,12 @@ static void run_attempt(slot_t *w)
     return;
   double now = sim_clock();
   record(s, w, SL_TASK_DONE, now);
+  int64_t row = s->o->keep_tasks ? sl_recorder_ntasks(s->rec) - 1 : -1;
+  double handoff = s->o->handoff_s ? s->o->handoff_s[w->op] : 0;
   w->busy = false; /* before the core hands the slot out again */
   sl_core_finished(s->core, now, task);
-  drain(s, now);
+  if (drain_with(s, now, handoff))
+    sl_recorder_set_handoff(s->rec, row, handoff); /* as the executor records it */
 }
 
 static void worker_main(int argc, char **argv)

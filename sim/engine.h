@@ -71,6 +71,10 @@ typedef struct {
   double spill_bps;          /**< disk bandwidth of a node's spills (write, then read back); 0: spills take no time */
   double launch_spacing_s;   /**< each task of a burst handed out at once starts this long after the one before,
                                   in a random order (the executor's, from calibrate's [dispatch]); 0: all at once */
+  const double *handoff_s;   /**< per operator of the plan: how long after one of its tasks ends the
+                                  tasks its finish launches may start (the executor's worker handing
+                                  the finish to the core and back, from calibrate's time_handoff);
+                                  NULL: at once */
   double sample_interval_s;  /**< timeline period; 0 = 1% of the bound */
   double time_limit_s;       /**< simulated time after which the run stops; 0 = 50 x bound + 1 h */
   double stall_timeout_s;    /**< fail a run that delivers no row and finishes no task for this long

@@ -32,6 +32,15 @@ first=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} NR==2||$h["start_s"]<m{m
 check "the engine's start is reported ($startup s) and the first task starts at $first s" \
   awk -v s="$startup" -v f="$first" 'BEGIN{exit !(s > 0 && s < 5 && f >= 0 && f < 0.05)}'
 
+# a done attempt whose own finish gave its slot the next task says how long
+# that took (handoff_s): the next attempt on the slot was launched then
+handoffs=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["status"]=="done"{print $h["node"], $h["slot"], $h["start_s"], $h["end_s"], $h["dispatch_s"], $h["handoff_s"]}' \
+  out/tasks.csv | sort -k1,1n -k2,2n -k3,3g |
+  awk '$1==n && $2==s && h!="" {d = ($3 - $5) - (e + h); bad += d > 1e-5 || d < -1e-5; k++}
+       {n=$1; s=$2; e=$4; h=$6} END{print k + 0, bad + 0}')
+check "handoffs are measured (${handoffs% *}) and each ends at its slot's next launch (${handoffs#* } off)" \
+  bash -c "[ '${handoffs% *}' -gt 0 ] && [ '${handoffs#* }' = 0 ]"
+
 # On a terminal a run shows its progress, with the time left; not in a log.
 if command -v script >/dev/null; then
   script -qec "'$sluice' run '$src/workloads/fig11-small.ini' --cluster '$src/workloads/clusters/fig11.ini' \

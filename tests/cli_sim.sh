@@ -225,6 +225,69 @@ check "a second [dispatch] is refused with both lines" bash -c \
 printf '[produce]\n[dispatch]\nspacing = 1ms\n' >"$tmp/key.costs"
 check "an unknown key in [dispatch] is refused and the known ones named" bash -c \
   "'$sluice' sim fig9-small --costs '$tmp/key.costs' --quiet 2>&1 | grep -q \"key.costs:3: unknown key 'spacing' in \[dispatch\] (expected launch_spacing\""
+# handoffs: after two of its tasks the executor gave the slot its next
+# task 2 and 4 ms after the task ended; after the third, nothing (empty)
+mkdir -p "$tmp/handoff"
+{
+  echo "op,op_name,start_s,end_s,rows_in,rows_out,bytes_out,status,handoff_s"
+  echo "0,work,0,1,10,10,1000,done,0.002"
+  echo "0,work,1.002,2,10,10,1000,done,0.004"
+  echo "0,work,2.004,3,10,10,1000,done,"
+} >"$tmp/handoff/tasks.csv"
+check "calibrate fits handoffs" exits 0 "$sluice" calibrate "$tmp/handoff" -o "$tmp/handoff.costs"
+handoff=$(awk -F' = ' '/^time_handoff/{sub("s$","",$2); print $2}' "$tmp/handoff.costs")
+check "the handoff is their mean, 3 ms ($handoff), over the 2 measured" bash -c \
+  "awk -v v='$handoff' 'BEGIN{exit !(v > 0.00299 && v < 0.00301)}' && grep -q '^handoffs_observed = 2$' '$tmp/handoff.costs'"
+mkdir -p "$tmp/badh"
+sed '3s/,0.004$/,-0.004/' "$tmp/handoff/tasks.csv" >"$tmp/badh/tasks.csv"
+check "a negative handoff_s is refused with its line" bash -c \
+  "'$sluice' calibrate '$tmp/badh' -o - 2>&1 >/dev/null | grep -q 'tasks.csv:3: handoff_s must be empty or a number'"
+# A GPU classifier set up once per slot (300 ms), behind four CPU readers.
+# Every model used to set it up a second time on another slot once a
+# reader's freed slot was the last freed; the core now takes a slot that
+# has set the operator up when one is free.
+cat >"$tmp/setup.ini" <<'SPEC'
+[workload]
+name = setup-once
+target_partition = 1MB
+[read]
+kind = source
+kernel = generate
+cpu = 1
+tasks = 40
+rows_per_task = 4
+row_bytes = 256KB
+time_per_task = 100ms
+[classify]
+kind = map_batches
+kernel = sleep
+gpu = 1
+cpu = 0
+batch_size = 8
+time_per_batch = 20ms
+time_setup = 300ms
+out_row_bytes = 1KB
+[sink]
+kind = sink
+SPEC
+printf '[cluster]\nname = one\n[group local]\ncpu = 4\ngpu = 1\nmemory = 8GB\n' >"$tmp/one.cluster.ini"
+for m in static stream streaming streaming-plus; do
+  "$sluice" sim "$tmp/setup.ini" --cluster "$tmp/one.cluster.ini" --model "$m" --quiet --out "$tmp/setup-$m" >/dev/null
+  fresh=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["op_name"]=="classify" && $h["fresh"]==1' \
+    "$tmp/setup-$m/tasks.csv" | wc -l)
+  check "$m sets the classifier up once on its one GPU ($fresh)" test "$fresh" = 1
+done
+# the simulator holds what a finish launches for its operator's handoff:
+# batch runs the 20 classifier batches one after another, so 19 wait 10 ms
+printf '[classify]\ntime_handoff = 10ms\n' >"$tmp/handoff10.costs"
+"$sluice" sim "$tmp/setup.ini" --cluster "$tmp/one.cluster.ini" --model batch --quiet --out "$tmp/h0" >/dev/null
+check "sim with a handoff" exits 0 "$sluice" sim "$tmp/setup.ini" --cluster "$tmp/one.cluster.ini" --model batch \
+  --costs "$tmp/handoff10.costs" --quiet --out "$tmp/h10"
+j0=$(summary_field "$tmp/h0" jct_s) j10=$(summary_field "$tmp/h10" jct_s)
+check "19 handoffs of 10 ms: $j0 s -> $j10 s" awk -v a="$j0" -v b="$j10" 'BEGIN{d = b - a; exit !(d > 0.1899 && d < 0.1901)}'
+handed=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["op_name"]=="classify" && $h["handoff_s"]==0.01' \
+  "$tmp/h10/tasks.csv" | wc -l)
+check "tasks.csv says which finishes handed over ($handed of 20)" test "$handed" = 19
 # a batch operator whose first, fresh attempts took batches of 64, 48 and
 # 32 rows and whose later ones all took 16: per-task and per-row cost come
 # from all of them (174 ms a batch, 16 ms a row), not all of it per row
