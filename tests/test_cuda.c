@@ -154,6 +154,39 @@ static void test_repeats_bit_for_bit(void **state)
   free(x);
 }
 
+/* A batch in page-locked memory (how gemm_classifier stages it on a GPU)
+ * gives the same bits as the same batch in pageable memory. */
+static void test_pinned_batch(void **state)
+{
+  (void)state;
+  enum { N = 32, IN = 30000, OUT = 5 };
+  const int dims[2] = {IN, OUT};
+  float *w = malloc(sizeof(float) * IN * OUT), *x = malloc(sizeof(float) * N * IN);
+  float *pinned = sl_cuda_host_alloc(0, sizeof(float) * N * IN);
+  assert_non_null(w);
+  assert_non_null(x);
+  assert_non_null(pinned);
+  const float b[OUT] = {0.5f, -0.25f, 0, 1, -1};
+  for (int i = 0; i < IN * OUT; i++)
+    w[i] = (float)((long)i * 6007 % 1013 - 506) / 1019.0f;
+  for (int i = 0; i < N * IN; i++)
+    x[i] = (float)((long)i * 7727 % 997 - 498) / 991.0f;
+  memcpy(pinned, x, sizeof(float) * N * IN);
+  const float *ws[1] = {w}, *bs[1] = {b};
+  sl_cuda_gemm *g;
+  assert_int_equal(sl_cuda_gemm_new(&g, 0, 1, dims, ws, bs), 0);
+  float y1[N * OUT], y2[N * OUT];
+  assert_int_equal(sl_cuda_gemm_forward(g, x, N, y1), 0);
+  assert_int_equal(sl_cuda_gemm_forward(g, pinned, N, y2), 0);
+  assert_memory_equal(y1, y2, sizeof y1);
+  sl_cuda_gemm_free(g);
+  sl_cuda_host_free(pinned);
+  sl_cuda_host_free(NULL);
+  assert_null(sl_cuda_host_alloc(0, 0));
+  free(w);
+  free(x);
+}
+
 static void test_direct_api(void **state)
 {
   (void)state;
@@ -186,6 +219,7 @@ int main(void)
     cmocka_unit_test(test_model_sized),
     cmocka_unit_test(test_wide_first_layer),
     cmocka_unit_test(test_repeats_bit_for_bit),
+    cmocka_unit_test(test_pinned_batch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -796,6 +796,9 @@ static void test_gemm_emulated(void **state)
   sl_kernel_free(k);
   sl_rows_free(&x);
   sl_rows_free(&y);
+  /* no device, no page-locked staging: the kernel keeps pageable memory */
+  assert_null(sl_cuda_host_alloc(0, 1 << 20));
+  sl_cuda_host_free(NULL);
 }
 
 /* ---- sort ------------------------------------------------------------------------- */

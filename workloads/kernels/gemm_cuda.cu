@@ -127,6 +127,22 @@ extern "C" void sl_cuda_gemm_free(sl_cuda_gemm *g)
   free(g);
 }
 
+extern "C" void *sl_cuda_host_alloc(int device, size_t bytes)
+{
+  void *p = nullptr;
+  if (bytes == 0 || cudaSetDevice(device) != cudaSuccess || cudaMallocHost(&p, bytes) != cudaSuccess) {
+    cudaGetLastError(); // not sticky: the caller falls back to pageable memory
+    return nullptr;
+  }
+  return p;
+}
+
+extern "C" void sl_cuda_host_free(void *p)
+{
+  if (p)
+    cudaFreeHost(p);
+}
+
 static int upload(float **dst, const float *src, size_t count)
 {
   int rc = code_of(cudaMalloc(dst, count * sizeof(float)));

@@ -12,6 +12,8 @@
 #ifndef SL_GEMM_CUDA_H
 #define SL_GEMM_CUDA_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,6 +50,17 @@ int sl_cuda_gemm_forward(sl_cuda_gemm *g, const float *x, int n, float *y);
 
 /** @brief Frees @p g and its device memory. NULL is fine. */
 void sl_cuda_gemm_free(sl_cuda_gemm *g);
+
+/**
+ * @brief @p bytes of page-locked host memory on @p device's behalf, or NULL
+ *        (no CUDA, no memory): a batch staged there crosses to the GPU by
+ *        DMA, where one in pageable memory is copied through the driver's
+ *        own staging buffers by the CPU first. Free with sl_cuda_host_free().
+ */
+void *sl_cuda_host_alloc(int device, size_t bytes);
+
+/** @brief Frees what sl_cuda_host_alloc() gave. NULL is fine. */
+void sl_cuda_host_free(void *p);
 
 #ifdef __cplusplus
 }
