@@ -95,6 +95,7 @@ struct engine {
   sl_fault_log fault_log;   /* what became of each scheduled fault */
   sl_rejected_tally rejected; /* rows kernels rejected, skipped under --max-errored-rows */
   bool gpu_present;
+  atomic_bool real_kernels; /* some attempt ran a kernel that takes its own time */
   double last_progress_rows, last_progress_t;
   sl_net *net;              /* the cluster's links, emulated: storage reads, remote inputs */
 };
@@ -824,6 +825,8 @@ static void run_task(worker *w, const sl_decision *d, double launched, input_ref
     tr.transfer = receive_inputs(e, d, in);
   tr.start_abs = monotonic_s();
   tr.charge = modelled ? d->charge_s : 0;
+  if (!modelled && rc == 0)
+    atomic_store(&e->real_kernels, true);
   tr.spread = modelled ? d->spread : 1; /* a real kernel's time is its own */
   tr.nparts = d->out_parts > 0 ? d->out_parts : 1;
   if (rc == 0)
@@ -1131,6 +1134,7 @@ static void fill_summary(engine *e, sl_summary *s, double jct)
                   e->done && e->fail_code == 0);
   snprintf(s->accelerator, sizeof s->accelerator, "%s",
            !has_gpu_op(e->plan) ? "none" : e->gpu_present ? "cuda" : "emulated");
+  s->real_kernels = atomic_load(&e->real_kernels);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   s->peak_rss_bytes = (double)ru.ru_maxrss * 1024.0;

@@ -323,6 +323,7 @@ void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, co
   snprintf(s->engine, sizeof s->engine, "%s", engine);
   s->jct_s = jct_s;
   s->time_scale = 1;
+  snprintf(s->bound_costs, sizeof s->bound_costs, "spec");
   s->rows = rows;
   s->expected_rows = plan->sink_rows;
   s->throughput_rows_s = jct_s > 0 ? rows / jct_s : 0;
@@ -504,7 +505,7 @@ static const char *summary_cols[] = {
   "faults_not_applied", "cpu_capacity_s", "cpu_busy_s", "cpu_idle_admission_s", "cpu_idle_backpressure_s",
   "cpu_idle_input_s", "cpu_idle_transfer_s", "cpu_idle_failure_s", "cpu_idle_packing_s", "gpu_capacity_s", "gpu_busy_s",
   "gpu_idle_admission_s", "gpu_idle_backpressure_s", "gpu_idle_input_s", "gpu_idle_transfer_s", "gpu_idle_failure_s",
-  "gpu_idle_packing_s", "output_check", "startup_s", "time_scale", NULL};
+  "gpu_idle_packing_s", "output_check", "startup_s", "time_scale", "bound_costs", NULL};
 
 /* The capacity account's columns, in summary_cols' order. */
 static void field_time(csv_out *o, const sl_idle_breakdown *b)
@@ -586,6 +587,7 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   field_str(&o, s->output_check[0] ? s->output_check : "none");
   field_num(&o, s->startup_s);
   field_num(&o, s->time_scale);
+  field_str(&o, s->bound_costs[0] ? s->bound_costs : "spec");
   end_row(&o);
   return sl_atomic_commit(&tmp, true, err, errlen);
 }

@@ -103,6 +103,11 @@ typedef struct {
                          kernel checks and worker threads; 0 in a simulation. Not in jct_s */
   double time_scale; /**< a real run's --time-scale: its plan's times and its links were scaled by
                           it (1 as specified, and in a simulation) */
+  bool real_kernels; /**< a real run in which some attempt ran a kernel that takes its own time
+                          (not the cost model's): the spec's costs are only its estimates */
+  char bound_costs[16]; /**< what bound_s is computed from: "spec" (the plan's costs), or
+                             "measured" (a real run of real kernels: its own tasks, fitted as
+                             sluice calibrate fits them) */
 } sl_summary;
 
 typedef struct sl_recorder_s sl_recorder;

@@ -41,6 +41,17 @@ handoffs=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["status"]=="done"{
 check "handoffs are measured (${handoffs% *}) and each ends at its slot's next launch (${handoffs#* } off)" \
   bash -c "[ '${handoffs% *}' -gt 0 ] && [ '${handoffs#* }' = 0 ]"
 
+# real kernels take their own time: the run's bound comes from its own
+# tasks' costs (the spec's estimates put the images pipeline at 436% of
+# its bound here); sleep kernels keep the spec's
+printf '[cluster]\nname = two\n[group local]\ncpu = 2\ngpu = 1\nmemory = 8GB\n' >two.ini
+"$sluice" run "$src/workloads/images.ini" --cluster two.ini --out images --quiet >images.log 2>&1
+costs=$(summary_field images bound_costs) pct=$(summary_field images pct_of_bound)
+check "a run of real kernels is bound by its measured costs ($costs, $pct%)" \
+  bash -c "[ '$costs' = measured ] && awk -v p='$pct' 'BEGIN{exit !(p > 20 && p <= 105)}'"
+check "... and says so" grep -q 'bound of its measured costs' images.log
+check "a run of sleep kernels keeps the spec's bound" test "$(summary_field out bound_costs)" = spec
+
 # On a terminal a run shows its progress, with the time left; not in a log.
 if command -v script >/dev/null; then
   script -qec "'$sluice' run '$src/workloads/fig11-small.ini' --cluster '$src/workloads/clusters/fig11.ini' \
