@@ -83,6 +83,12 @@ struct engine {
   pthread_mutex_t lock;
   pthread_cond_t main_cv;
   pthread_cond_t spill_cv; /* a spilled partition's file is complete */
+  /* partitions no one holds any more, freed by their own thread: freeing
+   * megabytes under the lock held every worker up (below, reclaim()) */
+  pthread_t reclaimer;
+  pthread_cond_t reclaim_cv;
+  sl_blob *reclaim;
+  bool reclaimer_running, reclaim_stop;
   worker **workers;     /* [node][slot] */
   int *nslots;
   /* kill: events that found no running task of their operator, by op + 1
@@ -225,6 +231,25 @@ static void unpin_inputs(engine *e, input_ref *in, int n)
 
 /* Acts on every pending decision of the core. Called with the lock held;
  * returns true when a LAUNCH landed on @p self (it runs it next). */
+/* Hands what the store no longer references to the reclaimer. Under the
+ * lock, as every store call. */
+static void hand_garbage(engine *e)
+{
+  sl_blob *g = sl_store_take_garbage(e->store);
+  if (!g)
+    return;
+  if (!e->reclaimer_running) { /* before the workers start, or after they stop */
+    sl_store_free_garbage(g);
+    return;
+  }
+  sl_blob *tail = g;
+  while (sl_store_garbage_next(tail))
+    tail = sl_store_garbage_next(tail);
+  sl_store_garbage_link(tail, e->reclaim);
+  e->reclaim = g;
+  pthread_cond_signal(&e->reclaim_cv);
+}
+
 static bool drain(engine *e, worker *self)
 {
   sl_decision d;
@@ -290,6 +315,7 @@ static bool drain(engine *e, worker *self)
     }
     }
   }
+  hand_garbage(e); /* the inputs a finish released, the partitions dropped */
   return mine;
 }
 
@@ -1018,9 +1044,41 @@ static void progress_line(engine *e, double now)
 
 /* ----------------------------------------------------------------- setup */
 
+/*
+ * Frees the partitions no one references any more, away from the lock:
+ * freeing a GPU batch's inputs (four partitions of 8 MB) took 1-10 ms in
+ * one finish in twelve on an H200 whose 14 decoders all allocated, under
+ * the lock, and the GPU's next batch waited for it (images under
+ * streaming-plus: 22 such finishes a run; 0 since).
+ */
+static void *reclaim(void *arg)
+{
+  engine *e = arg;
+  pthread_mutex_lock(&e->lock);
+  for (;;) {
+    while (!e->reclaim && !e->reclaim_stop)
+      pthread_cond_wait(&e->reclaim_cv, &e->lock);
+    sl_blob *g = e->reclaim;
+    e->reclaim = NULL;
+    if (!g)
+      break; /* stopping, and nothing left */
+    pthread_mutex_unlock(&e->lock);
+    sl_store_free_garbage(g);
+    pthread_mutex_lock(&e->lock);
+  }
+  pthread_mutex_unlock(&e->lock);
+  return NULL;
+}
+
 static int start_workers(engine *e, char *err, size_t errlen)
 {
   int nn = e->cluster->nnodes;
+  pthread_cond_init(&e->reclaim_cv, NULL);
+  if (pthread_create(&e->reclaimer, NULL, reclaim, e) != 0) {
+    snprintf(err, errlen, "cannot start the reclaimer thread: %s", strerror(errno));
+    return SL_ENOMEM;
+  }
+  e->reclaimer_running = true;
   e->workers = calloc(nn, sizeof *e->workers);
   e->nslots = calloc(nn, sizeof *e->nslots);
   if (!e->workers || !e->nslots)
@@ -1076,6 +1134,16 @@ static void stop_workers(engine *e)
   free(e->workers);
   free(e->nslots);
   e->workers = NULL;
+  if (e->reclaimer_running) { /* last: the workers' unpins above made garbage too */
+    pthread_mutex_lock(&e->lock);
+    hand_garbage(e);
+    e->reclaim_stop = true;
+    e->reclaimer_running = false; /* what comes after is freed where it is made */
+    pthread_cond_signal(&e->reclaim_cv);
+    pthread_mutex_unlock(&e->lock);
+    pthread_join(e->reclaimer, NULL);
+    pthread_cond_destroy(&e->reclaim_cv);
+  }
 }
 
 sl_core_opts sl_exec_core_opts(const sl_exec_opts *o)

@@ -18,6 +18,7 @@ struct sl_blob_s {
   bool writing; /* spilled, its file not yet complete: readers wait */
   int refs; /* the store's own reference plus one per reader */
   char path[600];
+  struct sl_blob_s *next; /* on the store's garbage list, once the last reference went */
 };
 
 typedef struct {
@@ -34,6 +35,7 @@ struct sl_store_s {
   double peak;
   char dir[512];
   bool dir_made;
+  sl_blob *garbage; /* blobs no one references, not yet freed (sl_store_take_garbage()) */
 };
 
 /* A run killed mid-way leaves its spilled partitions behind; they are
@@ -72,14 +74,44 @@ sl_store *sl_store_new(int nnodes, const char *spill_dir)
   return s;
 }
 
-static void blob_unref(sl_blob *b)
+/* The last reference puts the blob on the garbage list: freeing a
+ * partition's buffers is left to whoever takes the list, away from the
+ * lock that guards the store (sl_store_take_garbage()). */
+static void blob_unref(sl_store *s, sl_blob *b)
 {
   if (--b->refs > 0)
     return;
-  sl_rows_free(&b->rows);
-  if (b->spilled)
-    unlink(b->path);
-  free(b);
+  b->next = s->garbage;
+  s->garbage = b;
+}
+
+sl_blob *sl_store_take_garbage(sl_store *s)
+{
+  sl_blob *g = s->garbage;
+  s->garbage = NULL;
+  return g;
+}
+
+sl_blob *sl_store_garbage_next(const sl_blob *b)
+{
+  return b->next;
+}
+
+void sl_store_garbage_link(sl_blob *b, sl_blob *next)
+{
+  b->next = next;
+}
+
+void sl_store_free_garbage(sl_blob *list)
+{
+  while (list) {
+    sl_blob *next = list->next;
+    sl_rows_free(&list->rows);
+    if (list->spilled)
+      unlink(list->path);
+    free(list);
+    list = next;
+  }
 }
 
 void sl_store_drop(sl_store *s, sl_part_id id)
@@ -89,7 +121,7 @@ void sl_store_drop(sl_store *s, sl_part_id id)
   entry *e = &s->e[id];
   if (!e->b->spilled)
     s->node_bytes[e->node] -= e->bytes;
-  blob_unref(e->b);
+  blob_unref(s, e->b);
   memset(e, 0, sizeof *e);
 }
 
@@ -99,6 +131,7 @@ void sl_store_free(sl_store *s)
     return;
   for (uint32_t i = 0; i < s->cap; i++)
     sl_store_drop(s, i);
+  sl_store_free_garbage(sl_store_take_garbage(s)); /* before the spill folder goes */
   if (s->dir_made)
     rmdir(s->dir);
   free(s->e);
@@ -219,9 +252,8 @@ int sl_store_spill_write(sl_blob *b, sl_rows *rows, char *err, size_t errlen)
 
 void sl_store_spill_end(sl_store *s, sl_blob *b)
 {
-  (void)s;
   b->writing = false;
-  blob_unref(b); /* the writer's pin; the file goes with the last one */
+  blob_unref(s, b); /* the writer's pin; the file goes with the last one */
 }
 
 bool sl_store_blob_ready(const sl_blob *b)
@@ -283,8 +315,7 @@ sl_blob *sl_store_acquire(sl_store *s, sl_part_id id, const sl_rows **mem, char 
 
 void sl_store_release(sl_store *s, sl_blob *b)
 {
-  (void)s;
-  blob_unref(b);
+  blob_unref(s, b);
 }
 
 void sl_store_drop_node(sl_store *s, int node)
