@@ -36,6 +36,7 @@ struct sl_store_s {
   char dir[512];
   bool dir_made;
   sl_blob *garbage; /* blobs no one references, not yet freed (sl_store_take_garbage()) */
+  double garbage_bytes; /* what their rows hold */
 };
 
 /* A run killed mid-way leaves its spilled partitions behind; they are
@@ -83,13 +84,20 @@ static void blob_unref(sl_store *s, sl_blob *b)
     return;
   b->next = s->garbage;
   s->garbage = b;
+  s->garbage_bytes += (double)sl_rows_bytes(&b->rows);
 }
 
 sl_blob *sl_store_take_garbage(sl_store *s)
 {
   sl_blob *g = s->garbage;
   s->garbage = NULL;
+  s->garbage_bytes = 0;
   return g;
+}
+
+double sl_store_garbage_bytes(const sl_store *s)
+{
+  return s->garbage_bytes;
 }
 
 sl_blob *sl_store_garbage_next(const sl_blob *b)

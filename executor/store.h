@@ -75,6 +75,9 @@ void sl_store_drop(sl_store *s, sl_part_id id);
  */
 sl_blob *sl_store_take_garbage(sl_store *s);
 
+/** @brief Bytes in memory of the blobs on the garbage list now. */
+double sl_store_garbage_bytes(const sl_store *s);
+
 /** @brief Frees a list from sl_store_take_garbage(): buffers, spill files, blobs. */
 void sl_store_free_garbage(sl_blob *list);
 

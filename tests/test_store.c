@@ -108,7 +108,9 @@ static void test_dropped_partitions_wait_on_the_garbage_list(void **state)
   sl_store_drop(f->s, 1);
   sl_store_drop(f->s, 2);
   assert_float_equal(sl_store_node_bytes(f->s, 0), 0, 0);
+  assert_float_equal(sl_store_garbage_bytes(f->s), 3000, 0); /* what the engine weighs */
   sl_blob *g = sl_store_take_garbage(f->s);
+  assert_float_equal(sl_store_garbage_bytes(f->s), 0, 0);
   assert_non_null(g); /* partition 1; 2 is still read */
   assert_null(sl_store_garbage_next(g));
   assert_null(sl_store_take_garbage(f->s)); /* taken once */
