@@ -1186,6 +1186,11 @@ static double slots_left(const sl_core *c, int i, bool over_period)
       held += gpu ? c->ops[j].gpu_used : c->ops[j].cpu_used;
   }
   double req = gpu ? o->gpu : o->cpu;
+  /* An average over the period is not a count of slots: floored, a source
+   * that held 4.01 of 8 CPUs on average left its consumer 3, one that held
+   * 3.99 left it 4, and a third more admitted. */
+  if (over_period)
+    return fmax(1, (total - held) / req);
   return fmax(1, floor((total - held) / req + EPS));
 }
 
