@@ -229,8 +229,6 @@ static void unpin_inputs(engine *e, input_ref *in, int n)
   free(in);
 }
 
-/* Acts on every pending decision of the core. Called with the lock held;
- * returns true when a LAUNCH landed on @p self (it runs it next). */
 /* Below this, freeing what a drain let go of costs less than waking the
  * reclaimer: tasks of a few rows, thousands a second (bench_dispatch's
  * cost per task rose 1.5-fold when every drain woke it). */
@@ -240,22 +238,17 @@ static void unpin_inputs(engine *e, input_ref *in, int n)
  * here when it is small. Under the lock, as every store call. */
 static void hand_garbage(engine *e)
 {
-  bool small = sl_store_garbage_bytes(e->store) < RECLAIM_MIN_BYTES;
-  sl_blob *g = sl_store_take_garbage(e->store);
-  if (!g)
-    return;
-  if (small || !e->reclaimer_running) { /* or before the workers start, or after they stop */
-    sl_store_free_garbage(g);
+  if (sl_store_garbage_bytes(e->store) < RECLAIM_MIN_BYTES || !e->reclaimer_running) {
+    /* small, or before the workers start, or after they stop */
+    sl_store_free_garbage(sl_store_take_garbage(e->store, NULL));
     return;
   }
-  sl_blob *tail = g;
-  while (sl_store_garbage_next(tail))
-    tail = sl_store_garbage_next(tail);
-  sl_store_garbage_link(tail, e->reclaim);
-  e->reclaim = g;
+  e->reclaim = sl_store_take_garbage(e->store, e->reclaim);
   pthread_cond_signal(&e->reclaim_cv);
 }
 
+/* Acts on every pending decision of the core. Called with the lock held;
+ * returns true when a LAUNCH landed on @p self (it runs it next). */
 static bool drain(engine *e, worker *self)
 {
   sl_decision d;

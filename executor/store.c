@@ -36,6 +36,7 @@ struct sl_store_s {
   char dir[512];
   bool dir_made;
   sl_blob *garbage; /* blobs no one references, not yet freed (sl_store_take_garbage()) */
+  sl_blob *garbage_tail; /* its first entry: where a taken list joins another */
   double garbage_bytes; /* what their rows hold */
 };
 
@@ -83,14 +84,19 @@ static void blob_unref(sl_store *s, sl_blob *b)
   if (--b->refs > 0)
     return;
   b->next = s->garbage;
+  if (!s->garbage)
+    s->garbage_tail = b;
   s->garbage = b;
   s->garbage_bytes += (double)sl_rows_bytes(&b->rows);
 }
 
-sl_blob *sl_store_take_garbage(sl_store *s)
+sl_blob *sl_store_take_garbage(sl_store *s, sl_blob *onto)
 {
   sl_blob *g = s->garbage;
-  s->garbage = NULL;
+  if (!g)
+    return onto;
+  s->garbage_tail->next = onto;
+  s->garbage = s->garbage_tail = NULL;
   s->garbage_bytes = 0;
   return g;
 }
@@ -103,11 +109,6 @@ double sl_store_garbage_bytes(const sl_store *s)
 sl_blob *sl_store_garbage_next(const sl_blob *b)
 {
   return b->next;
-}
-
-void sl_store_garbage_link(sl_blob *b, sl_blob *next)
-{
-  b->next = next;
 }
 
 void sl_store_free_garbage(sl_blob *list)
@@ -139,7 +140,7 @@ void sl_store_free(sl_store *s)
     return;
   for (uint32_t i = 0; i < s->cap; i++)
     sl_store_drop(s, i);
-  sl_store_free_garbage(sl_store_take_garbage(s)); /* before the spill folder goes */
+  sl_store_free_garbage(sl_store_take_garbage(s, NULL)); /* before the spill folder goes */
   if (s->dir_made)
     rmdir(s->dir);
   free(s->e);

@@ -68,12 +68,13 @@ void sl_store_drop(sl_store *s, sl_part_id id);
 
 /**
  * @brief The blobs no one references any more, taken off the store (under
- *        the lock that guards it). Free them with sl_store_free_garbage(),
+ *        the lock that guards it), ahead of list @p onto (NULL: none): the
+ *        list joined. Free them with sl_store_free_garbage(),
  *        which needs no lock: freeing a partition's buffers (megabytes,
  *        page tables, the allocator's own locks) took 1-10 ms under the
  *        executor's lock on a 16-core host whose workers all allocated.
  */
-sl_blob *sl_store_take_garbage(sl_store *s);
+sl_blob *sl_store_take_garbage(sl_store *s, sl_blob *onto);
 
 /** @brief Bytes in memory of the blobs on the garbage list now. */
 double sl_store_garbage_bytes(const sl_store *s);
@@ -84,8 +85,6 @@ void sl_store_free_garbage(sl_blob *list);
 /** @brief The blob after @p b on a garbage list (NULL at its end). */
 sl_blob *sl_store_garbage_next(const sl_blob *b);
 
-/** @brief Links @p next after @p b, joining two garbage lists. */
-void sl_store_garbage_link(sl_blob *b, sl_blob *next);
 
 /** @brief Forgets every partition on @p node: the node is lost. */
 void sl_store_drop_node(sl_store *s, int node);

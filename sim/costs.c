@@ -319,13 +319,20 @@ static void apply_fixed_costs(const sl_sim_op_cost *oc, sl_pop *o)
   o->time_per_task = fixed - o->time_per_batch;
 }
 
+/* The index of @p plan's operator named @p name; plan->nops when none is. */
+static int plan_op(const sl_plan *plan, const char *name)
+{
+  int i = 0;
+  while (i < plan->nops && strcmp(plan->ops[i].name, name) != 0)
+    i++;
+  return i;
+}
+
 int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t errlen)
 {
   for (int k = 0; k < c->n; k++) {
     const sl_sim_op_cost *oc = &c->ops[k];
-    int i = 0;
-    while (i < plan->nops && strcmp(plan->ops[i].name, oc->op) != 0)
-      i++;
+    int i = plan_op(plan, oc->op);
     if (i == plan->nops) {
       char names[256] = "";
       for (int j = 0; j < plan->nops; j++)
@@ -351,6 +358,7 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
   return 0;
 }
 
+
 bool sl_sim_costs_handoffs(const sl_sim_costs *c, const sl_plan *plan, double out[SL_MAX_OPS])
 {
   bool any = false;
@@ -358,13 +366,11 @@ bool sl_sim_costs_handoffs(const sl_sim_costs *c, const sl_plan *plan, double ou
     out[i] = 0;
   for (int k = 0; k < c->n; k++) {
     const sl_sim_op_cost *oc = &c->ops[k];
-    if (!(oc->set & SL_COST_TIME_HANDOFF))
+    int i = plan_op(plan, oc->op);
+    if (!(oc->set & SL_COST_TIME_HANDOFF) || i == plan->nops)
       continue;
-    for (int i = 0; i < plan->nops && i < SL_MAX_OPS; i++)
-      if (strcmp(plan->ops[i].name, oc->op) == 0) {
-        out[i] = oc->time_handoff;
-        any = any || oc->time_handoff > 0;
-      }
+    out[i] = oc->time_handoff;
+    any = any || oc->time_handoff > 0;
   }
   return any;
 }

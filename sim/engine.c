@@ -456,19 +456,12 @@ static void space_starts(sim *s, burst_t *burst, bool continued)
 /* Decisions take effect through simcalls (kills, spawns, semaphores), and
  * a simcall lets other actors run, which may drain the rest of the queue:
  * several actors may be draining at one instant. The worker slots among
- * them are marked, so that none is killed with decisions in hand. */
-static bool drain_with(sim *s, double now, double handoff);
-
-/* Takes the core's decisions after an event other than a finish. */
-static void drain(sim *s, double now)
-{
-  drain_with(s, now, 0);
-}
-
-/* Takes the decisions after a finish whose worker hands it over in
- * @p handoff seconds (the executor's measured handoff of its operator):
- * every task those decisions launch starts that much later. True when one
- * of them is the finishing worker's own next task. */
+ * them are marked, so that none is killed with decisions in hand.
+ *
+ * After a finish, its worker hands it over in @p handoff seconds (the
+ * executor's measured handoff of its operator): every task the decisions
+ * launch starts that much later. True when one of them is the finishing
+ * worker's own next task. */
 static bool drain_with(sim *s, double now, double handoff)
 {
   sg_actor_t self = sg_actor_self();
@@ -492,6 +485,12 @@ static bool drain_with(sim *s, double now, double handoff)
   if (me)
     me->draining--;
   return continued;
+}
+
+/* Takes the core's decisions after an event other than a finish. */
+static void drain(sim *s, double now)
+{
+  drain_with(s, now, 0);
 }
 
 /* ---------------------------------------------------------------- worker */

@@ -101,7 +101,7 @@ static void test_dropped_partitions_wait_on_the_garbage_list(void **state)
   make_rows(&r2, 2, 500);
   assert_int_equal(sl_store_put(f->s, 1, 0, &r1), 0);
   assert_int_equal(sl_store_put(f->s, 2, 0, &r2), 0);
-  assert_null(sl_store_take_garbage(f->s));
+  assert_null(sl_store_take_garbage(f->s, NULL));
   const sl_rows *mem;
   char path[600];
   sl_blob *pinned = sl_store_acquire(f->s, 2, &mem, path, sizeof path);
@@ -109,16 +109,15 @@ static void test_dropped_partitions_wait_on_the_garbage_list(void **state)
   sl_store_drop(f->s, 2);
   assert_float_equal(sl_store_node_bytes(f->s, 0), 0, 0);
   assert_float_equal(sl_store_garbage_bytes(f->s), 3000, 0); /* what the engine weighs */
-  sl_blob *g = sl_store_take_garbage(f->s);
+  sl_blob *g = sl_store_take_garbage(f->s, NULL);
   assert_float_equal(sl_store_garbage_bytes(f->s), 0, 0);
   assert_non_null(g); /* partition 1; 2 is still read */
   assert_null(sl_store_garbage_next(g));
-  assert_null(sl_store_take_garbage(f->s)); /* taken once */
+  assert_null(sl_store_take_garbage(f->s, NULL)); /* taken once */
   assert_rows(mem, 2, 500);
   sl_store_release(f->s, pinned);
-  sl_blob *h = sl_store_take_garbage(f->s);
+  sl_blob *h = sl_store_take_garbage(f->s, g); /* two lists joined, freed as one */
   assert_non_null(h);
-  sl_store_garbage_link(h, g); /* two lists joined, freed as one */
   assert_ptr_equal(sl_store_garbage_next(h), g);
   sl_store_free_garbage(h);
   sl_store_free_garbage(NULL);
@@ -159,7 +158,7 @@ static void test_spill_in_steps_is_not_ready_until_written(void **state)
   sl_store_release(f->s, b);
   sl_store_drop(f->s, 9);
   assert_int_equal(access(path, F_OK), 0); /* the last pin put it on the garbage list */
-  sl_store_free_garbage(sl_store_take_garbage(f->s));
+  sl_store_free_garbage(sl_store_take_garbage(f->s, NULL));
   assert_int_not_equal(access(path, F_OK), 0); /* freeing the list took the file */
   sl_rows_free(&back);
   sl_rows_free(&r);
