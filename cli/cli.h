@@ -59,6 +59,14 @@ int sl_cli_load_cluster(const char *arg, const sl_workload *w, sl_cluster *c);
 int sl_cli_build_plan(const sl_workload *w, sl_plan *p);
 
 /**
+ * @brief `--profile NAME|FILE`: reads the system cost profile (a name is
+ *        `profiles/NAME.ini` of the source tree) and folds it into @p p
+ *        (models/profile.h). @p arg NULL leaves the plan ideal. 0, or
+ *        SL_EXIT_USAGE after printing `sluice CMD: --profile: FILE:LINE: ...`.
+ */
+int sl_cli_apply_profile(const char *cmd, const char *arg, sl_plan *p);
+
+/**
  * @brief `--auto-order`: puts the operators of @p w's reorder groups in the
  *        order with the best bound on @p c (models/reorder.h), and says on
  *        stderr which, unless @p quiet. A workload without a group keeps

@@ -5,15 +5,16 @@
 #include "models/bound.h"
 #include "models/error.h"
 
-static const char *USAGE = "sluice bound WORKLOAD [--cluster CLUSTER] [--csv]";
+static const char *USAGE = "sluice bound WORKLOAD [--cluster CLUSTER] [--profile NAME|FILE] [--csv]";
 
 int sl_cmd_bound(int argc, char **argv)
 {
   static const struct option opts[] = {{"cluster", required_argument, NULL, 'c'},
                                        {"csv", no_argument, NULL, 'v'},
+                                       {"profile", required_argument, NULL, 'p'},
                                        {"help", no_argument, NULL, 'h'},
                                        {0}};
-  const char *cluster_arg = NULL;
+  const char *cluster_arg = NULL, *profile = NULL;
   bool csv = false;
   int ch;
   sl_cli_set_command("bound");
@@ -27,6 +28,9 @@ int sl_cmd_bound(int argc, char **argv)
     case 'v':
       csv = true;
       break;
+    case 'p':
+      profile = optarg;
+      break;
     case 'h':
       printf("usage: %s\n\nThe physical limit of a workload on a cluster: the area bound over\n"
              "resource classes (a linear program solved with GLPK where operators share a\n"
@@ -37,6 +41,7 @@ int sl_cmd_bound(int argc, char **argv)
              "and the source waves: splits of equal time, whole, on every slot that may run\n"
              "them, then the last one's output through the operators after it.\n"
              "Without --cluster, the built-in cluster named like the workload is used.\n"
+             "--profile adds a system's own costs to the operators' (as `sluice sim --profile`).\n"
              "--csv prints a header and one row (jct_bound_s, throughput_bound_rows_s, ...).\n",
              USAGE);
       return SL_EXIT_OK;
@@ -50,7 +55,8 @@ int sl_cmd_bound(int argc, char **argv)
   sl_plan p;
   sl_cluster c;
   int rc = sl_cli_load_workload(argv[optind], &w);
-  if (rc || (rc = sl_cli_build_plan(&w, &p)) || (rc = sl_cli_load_cluster(cluster_arg, &w, &c)))
+  if (rc || (rc = sl_cli_build_plan(&w, &p)) || (rc = sl_cli_apply_profile("bound", profile, &p)) ||
+      (rc = sl_cli_load_cluster(cluster_arg, &w, &c)))
     return rc;
   sl_bound b;
   int err = sl_bound_compute(&p, &c, &b);

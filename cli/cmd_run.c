@@ -22,7 +22,8 @@ static const char *USAGE =
   "                    [--fail SCHEDULE] [--out DIR] [--reservation-ratio R]\n"
   "                    [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
   "                    [--seed N] [--stall-timeout TIME] [--max-errored-rows N] [--time-scale F]\n"
-  "                    [--record-events FILE | --replay-events FILE] [--auto-order] [--quiet]";
+  "                    [--record-events FILE | --replay-events FILE] [--auto-order]\n"
+  "                    [--profile NAME|FILE] [--quiet]";
 
 static const char *HELP =
   "Runs WORKLOAD on this machine: one worker thread per slot of each virtual\n"
@@ -50,6 +51,10 @@ static const char *HELP =
   "  --time-scale F        multiply every modelled time by F (0.1: ten times faster)\n"
   "  --auto-order          run the operators of each reorder_group in the order with the\n"
   "                        best bound on the cluster (`sluice plan --auto-order` ranks them)\n"
+  "  --profile NAME|FILE   charge a system's own costs beside the operators' (per task, per\n"
+  "                        partition, per byte copied or serialized): ideal (none, the default),\n"
+  "                        raydata, spark, flink, sluice (profiles/NAME.ini, each number's source\n"
+  "                        beside it), or a profile file\n"
   "  --quiet               no progress line\n\n"
   "Times need a unit (15s, 500ms, 2min). 'sluice spec' describes the spec files.\n"
   "Exit codes: 0 complete, 1 the run failed or was interrupted, 2 bad usage or input.\n";
@@ -175,6 +180,10 @@ int sl_cmd_run(int argc, char **argv)
   }
   /* the order first: the plan follows it */
   if ((a.auto_order && (rc = sl_cli_auto_order("run", &w, &cluster, a.quiet))) || (rc = sl_cli_build_plan(&w, &plan))) {
+    sl_cluster_free(&cluster);
+    return rc;
+  }
+  if ((rc = sl_cli_apply_profile("run", a.profile, &plan))) {
     sl_cluster_free(&cluster);
     return rc;
   }

@@ -23,7 +23,8 @@ static const char *USAGE =
   "                  [--mtbf TIME [--repair TIME]] [--seed N] [--costs FILE] [--spill-bandwidth BW]\n"
   "                  [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
   "                  [--sample TIME] [--time-limit TIME] [--stall-timeout TIME] [--out DIR]\n"
-  "                  [--record-events FILE | --replay-events FILE] [--no-tasks] [--auto-order] [--quiet]";
+  "                  [--record-events FILE | --replay-events FILE] [--no-tasks] [--auto-order]\n"
+  "                  [--profile NAME|FILE] [--quiet]";
 
 /* A randomly lost node's time away, unless --repair says otherwise. */
 #define DEFAULT_REPAIR_S 300.0
@@ -65,6 +66,10 @@ static const char *HELP =
   "  --no-tasks            no tasks.csv rows (huge runs)\n"
   "  --auto-order          run the operators of each reorder_group in the order with the\n"
   "                        best bound on the cluster (`sluice plan --auto-order` ranks them)\n"
+  "  --profile NAME|FILE   charge a system's own costs beside the operators' (per task, per\n"
+  "                        partition, per byte copied or serialized): ideal (none, the default),\n"
+  "                        raydata, spark, flink, sluice (profiles/NAME.ini, each number's source\n"
+  "                        beside it), or a profile file\n"
   "  --quiet               print nothing but errors and warnings\n"
   "\n"
   "Times need a unit (15s, 500ms, 2min). 'sluice spec' describes the spec files.\n"
@@ -224,6 +229,11 @@ static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c,
     sl_sim_costs_apply_disk(&costs, c); /* the run's measured spill disk, where a group has none */
     ec->launch_spacing = costs.launch_spacing_s;
     ec->has_handoff = sl_sim_costs_handoffs(&costs, p, ec->handoff);
+  }
+  /* a system's costs on top of the operators' (calibrated ones included) */
+  if ((rc = sl_cli_apply_profile("sim", a->e.profile, p))) {
+    sl_cluster_free(c);
+    return rc;
   }
   return 0;
 }

@@ -4,15 +4,17 @@
 
 #include "cli.h"
 #include "sim/costs.h"
+#include "workloads/profile_spec.h"
 #include "workloads/spec.h"
 
 static const char *USAGE = "sluice spec";
 
 static const char *HELP =
-  "Prints the reference of the files sluice reads: workload specs, cluster specs\n"
-  "and cost files. Every key with its type, unit, default and the kinds of section\n"
-  "that take it, in Markdown. It is written from the tables the parsers use, so it\n"
-  "cannot disagree with them; docs/spec.md holds a copy and a walk-through.\n"
+  "Prints the reference of the files sluice reads: workload specs, cluster specs,\n"
+  "cost files and system cost profiles. Every key with its type, unit, default and\n"
+  "the kinds of section that take it, in Markdown. It is written from the tables\n"
+  "the parsers use, so it cannot disagree with them; docs/spec.md holds a copy and\n"
+  "a walk-through.\n"
   "'sluice help spec' prints it too.\n\n";
 
 /* The whole reference; docs/spec.md embeds exactly this (tests/cli_spec.sh). */
@@ -25,6 +27,7 @@ static void write_reference(FILE *f)
              "line, and changes nothing on disk.\n\n");
   sl_spec_write_reference(f);
   sl_ini_write_reference(sl_sim_costs_schema(), f);
+  sl_ini_write_reference(sl_profile_schema(), f);
 }
 
 int sl_cmd_spec(int argc, char **argv)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "models/error.h"
+#include "workloads/profile_spec.h"
 #include "workloads/spec.h"
 #include "workloads/units.h"
 
@@ -148,6 +149,23 @@ int sl_cli_build_plan(const sl_workload *w, sl_plan *p)
     fprintf(stderr, "%s: %s\n", w->path, err);
     return SL_EXIT_USAGE;
   }
+  return 0;
+}
+
+int sl_cli_apply_profile(const char *cmd, const char *arg, sl_plan *p)
+{
+  if (!arg)
+    return 0;
+  char path[1024], err[600];
+  sl_profile prof;
+  sl_profile_path(arg, SL_DATA_DIR, path, sizeof path);
+  int rc = sl_profile_load(path, &prof, err, sizeof err);
+  if (rc == SL_EIO)
+    return sl_cli_usage_error(cmd, "--profile: cannot read %s (a name is one of profiles/*.ini: ideal, raydata, "
+                                   "spark, flink, sluice)", path);
+  if (rc < 0)
+    return sl_cli_usage_error(cmd, "--profile: %s", err);
+  sl_profile_apply(p, &prof);
   return 0;
 }
 

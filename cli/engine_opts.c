@@ -83,6 +83,8 @@ int sl_cli_engine_option(const char *cmd, int ch, const char *arg, sl_cli_engine
   case SL_CLI_O_AUTO_ORDER:
     o->auto_order = true;
     return 0;
+  case SL_CLI_O_PROFILE:
+    return name_arg(cmd, "--profile", arg, &o->profile);
   default:
     return 1;
   }

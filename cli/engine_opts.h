@@ -7,8 +7,8 @@
  * same thing, takes the same values and is refused with the same words:
  * --model, --memory, --on-full, --reservation-ratio, --fail, --out,
  * --checkpoint-interval, --checkpoint-cost, --restart-cost, --seed,
- * --stall-timeout, --record-events, --replay-events, --auto-order and
- * --quiet. Each
+ * --stall-timeout, --record-events, --replay-events, --auto-order, --profile
+ * and --quiet. Each
  * command lists SL_CLI_ENGINE_LONGOPTS in its getopt_long() table, hands
  * every option to sl_cli_engine_option() first, and parses only its own.
  */
@@ -38,6 +38,7 @@ enum {
   SL_CLI_O_REPLAY,
   SL_CLI_O_QUIET,
   SL_CLI_O_AUTO_ORDER,
+  SL_CLI_O_PROFILE,
 };
 
 /** @brief The shared options' entries, for a command's struct option table. */
@@ -52,7 +53,7 @@ enum {
   {"stall-timeout", required_argument, NULL, SL_CLI_O_STALL},                                                 \
   {"record-events", required_argument, NULL, SL_CLI_O_RECORD},                                                \
   {"replay-events", required_argument, NULL, SL_CLI_O_REPLAY}, {"quiet", no_argument, NULL, SL_CLI_O_QUIET},  \
-  {"auto-order", no_argument, NULL, SL_CLI_O_AUTO_ORDER}
+  {"auto-order", no_argument, NULL, SL_CLI_O_AUTO_ORDER}, {"profile", required_argument, NULL, SL_CLI_O_PROFILE}
 
 /** @brief What the shared options said. Strings point into argv. */
 typedef struct {
@@ -65,6 +66,7 @@ typedef struct {
   uint64_t seed;          /**< with have_seed; 0: the workload's */
   bool quiet;
   bool auto_order;        /**< reorder the spec's reorder groups by the bound (models/reorder.h) */
+  const char *profile;    /**< a system cost profile's name or file (models/profile.h), NULL: ideal */
 } sl_cli_engine_opts;
 
 /** @brief The defaults: sl_core_opts_default(), nothing else given. */

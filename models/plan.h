@@ -50,6 +50,8 @@ typedef struct {
   sl_pop ops[SL_MAX_OPS];
   int64_t source_rows;         /**< rows produced by the source */
   double sink_rows;            /**< rows the sink should receive */
+  char profile[SL_NAME_MAX];   /**< the system cost profile folded into the costs
+                                    (models/profile.h); empty: none, the ideal system */
 } sl_plan;
 
 /** @brief Options of plan construction. */

@@ -324,6 +324,7 @@ void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, co
   s->jct_s = jct_s;
   s->time_scale = 1;
   snprintf(s->bound_costs, sizeof s->bound_costs, "spec");
+  snprintf(s->profile, sizeof s->profile, "%s", plan->profile[0] ? plan->profile : "ideal");
   s->rows = rows;
   s->expected_rows = plan->sink_rows;
   s->throughput_rows_s = jct_s > 0 ? rows / jct_s : 0;
@@ -505,7 +506,7 @@ static const char *summary_cols[] = {
   "faults_not_applied", "cpu_capacity_s", "cpu_busy_s", "cpu_idle_admission_s", "cpu_idle_backpressure_s",
   "cpu_idle_input_s", "cpu_idle_transfer_s", "cpu_idle_failure_s", "cpu_idle_packing_s", "gpu_capacity_s", "gpu_busy_s",
   "gpu_idle_admission_s", "gpu_idle_backpressure_s", "gpu_idle_input_s", "gpu_idle_transfer_s", "gpu_idle_failure_s",
-  "gpu_idle_packing_s", "output_check", "startup_s", "time_scale", "bound_costs", NULL};
+  "gpu_idle_packing_s", "output_check", "startup_s", "time_scale", "bound_costs", "profile", NULL};
 
 /* The capacity account's columns, in summary_cols' order. */
 static void field_time(csv_out *o, const sl_idle_breakdown *b)
@@ -588,6 +589,7 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   field_num(&o, s->startup_s);
   field_num(&o, s->time_scale);
   field_str(&o, s->bound_costs[0] ? s->bound_costs : "spec");
+  field_str(&o, s->profile[0] ? s->profile : "ideal");
   end_row(&o);
   return sl_atomic_commit(&tmp, true, err, errlen);
 }

@@ -108,6 +108,8 @@ typedef struct {
   char bound_costs[16]; /**< what bound_s is computed from: "spec" (the plan's costs), or
                              "measured" (a real run of real kernels: its own tasks, fitted as
                              sluice calibrate fits them) */
+  char profile[48];     /**< the system cost profile the plan's costs include (models/profile.h):
+                             "ideal" when none */
 } sl_summary;
 
 typedef struct sl_recorder_s sl_recorder;
