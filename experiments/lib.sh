@@ -9,7 +9,8 @@
 # runs/experiments/NAME.
 #
 # What every experiment leaves in OUT:
-#   results.csv   series,x,metric,value,unit,engine (our numbers)
+#   results.csv   series,x,metric,value,unit,engine,profile (our numbers;
+#                 profile: the system cost profile of the run, ideal when none)
 #   NAME.png/.svg the figure
 #   report.md     ours beside the paper's (experiments/report.awk)
 #   commands.txt  every sluice command it ran, log.txt their output
@@ -48,7 +49,7 @@ sl_begin() {
   : >"$LOG"
   : >"$OUT/.commands.tmp"
   : >"$OUT/.notes.tmp"
-  echo "series,x,metric,value,unit,engine" >"$OUT/.results.csv.tmp"
+  echo "series,x,metric,value,unit,engine,profile" >"$OUT/.results.csv.tmp"
   SL_T0=$SECONDS
   SL_RUNS=0
   SL_EXPECT=
@@ -148,14 +149,47 @@ sl_div() {
   esac
 }
 
-# sl_add SERIES X METRIC VALUE UNIT ENGINE: one row of results.csv.
+# sl_add SERIES X METRIC VALUE UNIT ENGINE [PROFILE]: one row of results.csv
+# (PROFILE: the --profile the run charged; ideal when not given).
 sl_add() {
   local f out=""
+  [ $# -ge 7 ] || set -- "$@" ideal
   for f in "$@"; do
     case $f in *[,\"]*) f="\"${f//\"/\"\"}\"" ;; esac
     out="$out${out:+,}$f"
   done
   echo "$out" >>"$OUT/.results.csv.tmp"
+}
+
+# sl_system_profile SERIES [X]: the cost profile (profiles/NAME.ini) of the
+# paper's system that our SERIES (at X) is compared with, found in the
+# experiment's paper.csv (its x or source names the system): raydata, spark
+# or flink; nothing when that system has no profile (tf.data, plain Ray).
+sl_system_profile() {
+  awk -F, -v s="$1" -v x="${2:-}" 'NR > 1 && $3 == s && (x == "" || $4 == x) {
+      if ($0 ~ /Ray Data/) p = "raydata"; else if ($0 ~ /Spark/) p = "spark"; else if ($0 ~ /Flink/) p = "flink"
+      if (p != "") { print p; exit }
+    }' "$EXP_DIR/paper.csv"
+}
+
+# SL_PROFILES: the profiles beside the ideal that experiments run their
+# simulations under ("sluice system": our executor's and the paper's
+# system's); empty runs the ideal alone.
+SL_PROFILES=${SL_PROFILES-sluice system}
+
+# sl_profiles SERIES [X]: the profiles to run SERIES (at X) under beside the
+# ideal: sluice, and the paper's system's where it has one.
+sl_profiles() {
+  local p sys
+  for p in $SL_PROFILES; do
+    if [ "$p" = system ]; then
+      sys=$(sl_system_profile "$@")
+      [ -n "$sys" ] && echo "$sys"
+    else
+      echo "$p"
+    fi
+  done
+  return 0
 }
 
 # sl_note TEXT...: a paragraph of the report, after the table's introduction.

@@ -6,9 +6,15 @@
 # usage: awk -f report.awk -v paper=paper.csv -v results=results.csv [-v gaps=gaps.csv]
 #
 #   paper.csv   figure,section,series,x,metric,value,unit,source
-#   results.csv series,x,metric,value,unit,engine
-#   gaps.csv    series,x,metric,explanation ("*" in series, x or metric
-#               matches anything; the first exact row wins over wildcards)
+#   results.csv series,x,metric,value,unit,engine[,profile]
+#   gaps.csv    series,x,metric,explanation[,profile] ("*" in series, x,
+#               metric or profile matches anything; the first exact row wins
+#               over wildcards; no profile column is "*")
+#
+# profile is the system cost profile a number was measured with (sluice
+# --profile): "ideal" (none; also when the column is absent), "sluice" (our
+# executor's own costs) or the paper's system's (raydata, spark, flink).
+# Each profile's comparisons are counted apart.
 #
 # Values are numbers, or a word such as OOM. Both OOM is agreement; one OOM
 # against a number is a gap without a ratio. Plain POSIX awk (Debian ships
@@ -83,15 +89,29 @@ function md(v) {
 
 function key(s, x, m) { return s SUBSEP x SUBSEP m }
 
-function explain(s, x, m,    i) {
+function gap_profile(i) { return G[i, "profile"] == "" ? "*" : G[i, "profile"] }
+
+function explain(s, x, m, prof,    i) {
   for (i = 1; i <= ngaps; i++)
-    if (G[i, "series"] == s && G[i, "x"] == x && G[i, "metric"] == m) return G[i, "explanation"]
+    if (G[i, "series"] == s && G[i, "x"] == x && G[i, "metric"] == m && gap_profile(i) == prof)
+      return G[i, "explanation"]
   for (i = 1; i <= ngaps; i++)
     if ((G[i, "series"] == s || G[i, "series"] == "*") && (G[i, "x"] == x || G[i, "x"] == "*") &&
-        (G[i, "metric"] == m || G[i, "metric"] == "*"))
+        (G[i, "metric"] == m || G[i, "metric"] == "*") && (gap_profile(i) == prof || gap_profile(i) == "*"))
       return G[i, "explanation"]
   return ""
 }
+
+function profile_of(i) { return R[i, "profile"] == "" ? "ideal" : R[i, "profile"] }
+
+# The report's last lines: one per kind of profile.
+function tally(kind, what,    n) {
+  if (!(kind in n_compared)) return
+  printf "%s: %d compared with the paper's, %d within 25%%, %d gaps over 25%% (%d unexplained).\n", what,
+         n_compared[kind], n_compared[kind] - n_gaps[kind], n_gaps[kind], n_unexplained[kind] + 0
+}
+
+function kind_of(prof) { return prof == "ideal" || prof == "sluice" ? prof : "system" }
 
 # One comparison: sets CMP_RATIO (text) and returns 1 when it is a gap.
 function compare(ours, theirs,    r) {
@@ -113,37 +133,40 @@ BEGIN {
   ngaps = gaps == "" ? 0 : load(gaps, G, "series x metric explanation")
   for (i = 1; i <= np; i++) paper_row[key(P[i, "series"], P[i, "x"], P[i, "metric"])] = i
 
-  print "| series | x | metric | ours | paper | ours / paper | unit | engine | paper source |"
-  print "|---|---|---|---:|---:|---:|---|---|---|"
+  print "| series | x | metric | ours | paper | ours / paper | unit | engine | profile | paper source |"
+  print "|---|---|---|---:|---:|---:|---|---|---|---|"
   ng = 0
   for (i = 1; i <= nr; i++) {
-    s = R[i, "series"]; x = R[i, "x"]; m = R[i, "metric"]; v = R[i, "value"]
+    s = R[i, "series"]; x = R[i, "x"]; m = R[i, "metric"]; v = R[i, "value"]; prof = profile_of(i)
     k = key(s, x, m)
     if (k in paper_row) {
       p = paper_row[k]; used[p] = 1
       gap = compare(v, P[p, "value"])
       theirs = fmt(P[p, "value"]); ratio = CMP_RATIO
       src = P[p, "figure"] ", " P[p, "section"] ", " P[p, "source"]
+      n_compared[kind_of(prof)]++
       if (gap) {
         ng++
-        why = explain(s, x, m)
-        gapline[ng] = sprintf("- **%s, %s, %s** (%s): ours %s, paper %s%s — %s", s, x, m, R[i, "engine"],
-                              fmt(v), theirs, ratio == "—" ? "" : " (" ratio "×)",
-                              why == "" ? "**unexplained**" : why)
-        if (why == "") unexplained++
+        n_gaps[kind_of(prof)]++
+        if (prof == "ideal") ng_ideal++
+        why = explain(s, x, m, prof)
+        gapline[ng] = sprintf("- **%s, %s, %s** (%s%s): ours %s, paper %s%s — %s", s, x, m, R[i, "engine"],
+                              prof == "ideal" ? "" : ", profile " prof, fmt(v), theirs,
+                              ratio == "—" ? "" : " (" ratio "×)", why == "" ? "**unexplained**" : why)
+        if (why == "") { n_unexplained[kind_of(prof)]++; if (prof == "ideal") unexplained++ }
         ratio = ratio " ⚠"
       }
     } else {
       theirs = "—"; ratio = "—"; src = "(no paper number)"
     }
-    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(s), md(x), md(m), md(fmt(v)), md(theirs),
-           ratio, md(R[i, "unit"]), md(R[i, "engine"]), md(src)
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(s), md(x), md(m), md(fmt(v)), md(theirs),
+           ratio, md(R[i, "unit"]), md(R[i, "engine"]), md(prof), md(src)
   }
   nmiss = 0
   for (p = 1; p <= np; p++) {
     if (p in used) continue
     nmiss++
-    printf "| %s | %s | %s | not measured | %s | — | %s | — | %s |\n", md(P[p, "series"]), md(P[p, "x"]),
+    printf "| %s | %s | %s | not measured | %s | — | %s | — | — | %s |\n", md(P[p, "series"]), md(P[p, "x"]),
            md(P[p, "metric"]), md(fmt(P[p, "value"])), md(P[p, "unit"]),
            md(P[p, "figure"] ", " P[p, "section"] ", " P[p, "source"])
   }
@@ -154,11 +177,25 @@ BEGIN {
   for (i = 1; i <= ng; i++) print gapline[i]
   print ""
   printf "%d of our %d numbers compared with the paper's, %d gaps over 25%% (%d unexplained), %d paper numbers not measured.\n", \
-         ncompared(), nr, ng, unexplained + 0, nmiss
+         ncompared(), nideal(), ng_ideal + 0, unexplained + 0, nmiss
+  if ("system" in n_compared || "sluice" in n_compared) {
+    print ""
+    tally("ideal", "Ideal (no system cost)")
+    tally("sluice", "sluice's executor (profile sluice)")
+    tally("system", "The paper's systems (profiles raydata, spark, flink)")
+  }
+}
+
+# Numbers of the ideal profile: what the report has always counted.
+function nideal(    i, c) {
+  c = 0
+  for (i = 1; i <= nr; i++) if (profile_of(i) == "ideal") c++
+  return c
 }
 
 function ncompared(    i, c) {
   c = 0
-  for (i = 1; i <= nr; i++) if (key(R[i, "series"], R[i, "x"], R[i, "metric"]) in paper_row) c++
+  for (i = 1; i <= nr; i++)
+    if (profile_of(i) == "ideal" && key(R[i, "series"], R[i, "x"], R[i, "metric"]) in paper_row) c++
   return c
 }

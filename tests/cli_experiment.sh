@@ -25,6 +25,14 @@ check "report.awk exits 0 on the fixtures" test $? -eq 0
 check "report.awk output matches the golden report" diff -u "$golden/report.md" report.md
 check "a gap without an explanation says unexplained" grep -q 'unexplained' report.md
 check "a paper number we did not measure is listed" grep -q 'not measured' report.md
+check "each profile's comparisons are counted apart" \
+  grep -q "^The paper's systems (profiles raydata, spark, flink): 3 compared with the paper's, 2 within 25%, 1 gaps" report.md
+check "a gaps.csv row of one profile explains that profile's gap only" \
+  grep -q "profile spark): ours 900, paper OOM — the spark profile's own gap" report.md
+awk -f "$src/experiments/report.awk" -v paper="$golden/paper.csv" -v results="$golden/results-noprofile.csv" \
+  -v gaps="$golden/gaps.csv" >noprofile.md 2>&1
+check "results.csv without a profile column reads as ideal" \
+  grep -q "^10 of our 11 numbers compared with the paper's, 4 gaps over 25% (1 unexplained)" noprofile.md
 awk -f "$src/experiments/report.awk" -v paper="$golden/paper.csv" -v results="$golden/gaps.csv" \
   >/dev/null 2>err.txt
 check "a results file without a 'value' column exits 2" test $? -eq 2
@@ -52,7 +60,7 @@ for dir in "$src"/experiments/*/; do
   out=all/$name
   check "$name: results.csv has rows" bash -c "[ \$(wc -l <'$out/results.csv') -gt 1 ]"
   check "$name: results.csv has the schema's header" \
-    bash -c "head -1 '$out/results.csv' | grep -qx 'series,x,metric,value,unit,engine'"
+    bash -c "head -1 '$out/results.csv' | grep -qx 'series,x,metric,value,unit,engine,profile'"
   check "$name: no empty value in results.csv" \
     bash -c "! awk -F, 'NR > 1 && \$4 == \"\"' '$out/results.csv' | grep -q ."
   check "$name: the figure is drawn (PNG and SVG)" test -s "$out/$name.png" -a -s "$out/$name.svg"
