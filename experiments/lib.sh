@@ -165,11 +165,15 @@ sl_add() {
 # paper's system that our SERIES (at X) is compared with, found in the
 # experiment's paper.csv (its x or source names the system): raydata, spark
 # or flink; nothing when that system has no profile (tf.data, plain Ray).
+# SL_SYSTEM, set by a run.sh, names it where paper.csv does not.
 sl_system_profile() {
-  awk -F, -v s="$1" -v x="${2:-}" 'NR > 1 && $3 == s && (x == "" || $4 == x) {
+  awk -v s="$1" -v x="${2:-}" "$SL_AWK_CSV"'
+    NR > 1 { csvsplit($0, f)
+      if (f[3] != s || (x != "" && f[4] != x)) next
       if ($0 ~ /Ray Data/) p = "raydata"; else if ($0 ~ /Spark/) p = "spark"; else if ($0 ~ /Flink/) p = "flink"
       if (p != "") { print p; exit }
-    }' "$EXP_DIR/paper.csv"
+    }
+    END { if (p == "" && sys != "") print sys }' sys="${SL_SYSTEM:-}" "$EXP_DIR/paper.csv"
 }
 
 # SL_PROFILES: the profiles beside the ideal that experiments run their
@@ -349,10 +353,12 @@ sl_paper() {
     NR > 1 { csvsplit($0, f); if (f[3] == s && f[4] == x && f[5] == m) print f[6] }' "$EXP_DIR/paper.csv"
 }
 
-# sl_ours SERIES X METRIC [ENGINE]: our value from OUT/results.csv.
+# sl_ours SERIES X METRIC [ENGINE] [PROFILE]: our value from OUT/results.csv
+# (any engine when ENGINE is empty; the ideal profile unless PROFILE says).
 sl_ours() {
-  awk -v s="$1" -v x="$2" -v m="$3" -v e="${4:-}" "$SL_AWK_CSV"'
-    NR > 1 { csvsplit($0, f); if (f[1] == s && f[2] == x && f[3] == m && (e == "" || f[6] == e)) print f[4] }' \
+  awk -v s="$1" -v x="$2" -v m="$3" -v e="${4:-}" -v p="${5:-ideal}" "$SL_AWK_CSV"'
+    NR > 1 { csvsplit($0, f); if (f[7] == "") f[7] = "ideal"
+      if (f[1] == s && f[2] == x && f[3] == m && (e == "" || f[6] == e) && f[7] == p) print f[4] }' \
     "$OUT/results.csv"
 }
 

@@ -9,7 +9,9 @@
 #   results.csv series,x,metric,value,unit,engine[,profile]
 #   gaps.csv    series,x,metric,explanation[,profile] ("*" in series, x,
 #               metric or profile matches anything; the first exact row wins
-#               over wildcards; no profile column is "*")
+#               over wildcards, else the first row that matches: put a
+#               profile's own rows above the rows for every profile; no
+#               profile column is "*")
 #
 # profile is the system cost profile a number was measured with (sluice
 # --profile): "ideal" (none; also when the column is absent), "sluice" (our

@@ -37,7 +37,8 @@ typedef struct {
                                  written to and read back from every node's disks at once (0: it
                                  fits, or some node has no disk, where spilling costs nothing) */
   double fill_drain_s;      /**< the least JCT in which every operator's work fits between its first
-                                 input and the time its last output needs to go through the operators
+                                 input (or its set-up: time_setup at its fastest speed, from the start,
+                                 if later) and the time its last output needs to go through the operators
                                  after it, and the source's reads from storage end in time for the
                                  split read last to be computed and go through them too (0: no more
                                  than the area) */

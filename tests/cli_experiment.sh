@@ -48,11 +48,11 @@ check "no progress line when stderr is not a terminal" bash -c "! grep -q \$'\\r
 # on a terminal: which run of how many, and the time left
 if command -v script >/dev/null; then
   script -qec "'$sluice' experiment fig7a --quick --out tty" /dev/null >tty.log 2>&1
-  check "on a terminal: which run of how many" grep -q "fig7a: run 1 of 5: sim specs/rag-quick.ini" tty.log
-  check "and, from the second run, the time left" grep -Eq "fig7a: run 2 of 5: .* s left" tty.log
+  check "on a terminal: which run of how many" grep -q "fig7a: run 1 of 15: sim specs/rag-quick.ini" tty.log
+  check "and, from the second run, the time left" grep -Eq "fig7a: run 2 of 15: .* s left" tty.log
   script -qec "'$sluice' experiment fig7a --quick --out tty" /dev/null >tty2.log 2>&1
   check "a second time, the estimate comes from the first one's durations" \
-    grep -Eq "fig7a: run 1 of 5: .*, about [0-9]+ s left" tty2.log
+    grep -Eq "fig7a: run 1 of 15: .*, about [0-9]+ s left" tty2.log
 fi
 for dir in "$src"/experiments/*/; do
   name=$(basename "$dir")
@@ -68,5 +68,12 @@ for dir in "$src"/experiments/*/; do
   check "$name: paper.csv has the schema's header" \
     bash -c "head -1 '$dir/paper.csv' | grep -qx 'figure,section,series,x,metric,value,unit,source'"
   check "$name: no temporary file left" bash -c "! ls -a '$out' | grep -q '\\.tmp'"
+  check "$name: the report counts the ideal profile's comparisons" grep -q '^Ideal (no system cost): ' "$out/report.md"
 done
+# the paper's systems' profiles, found in paper.csv: fig7b compares each model with its system
+for p in ideal sluice raydata flink spark; do
+  check "fig7b: results under the $p profile" grep -q ",sim,$p\$" all/fig7b/results.csv
+done
+check "fig7b: Flink's rows are under flink, not spark" bash -c "! grep -q '^stream,Flink,.*,spark\$' all/fig7b/results.csv"
+check "fig8a: tf.data has no system profile" bash -c "! grep -q '^stream,.*,raydata\$' all/fig8a/results.csv"
 exit $((fails > 0))

@@ -648,6 +648,45 @@ static void test_fill_drain(void **state)
   assert_near(b.fill_drain_s, 1001.0, 0.2);
 }
 
+/* A GPU model that takes 4 s to set up on a slot, before 100 s of batches
+ * on one GPU: no slot can start a batch before its set-up ends, so no
+ * schedule finishes before 104 s, though the area is 100 s and the first
+ * row comes after 0.1 s. With the GPU at speed 2, 2 s and 50 s. */
+static void test_setup_opens_the_window(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "setup");
+  add_source(&w, 10, 10, 1.0)->time_per_row = 0.1;
+  sl_op_spec *s = add_op(&w, "model", SL_OP_MAP_BATCHES, 1.0, 1.0);
+  s->time_per_row = 1.0;
+  s->batch_size = 10;
+  s->time_setup = 4.0;
+  init_cluster(&c, "one-gpu");
+  add_group(&c, 1, 8, 1, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.area_s, 100.0, 1e-9);
+  assert_near(b.jct_s, 104.0, 0.02);
+
+  init_cluster(&c, "fast-gpu");
+  add_group(&c, 1, 8, 1, 1, 2);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.area_s, 50.0, 1e-9);
+  assert_near(b.jct_s, 52.0, 0.02);
+  assert_true(b.fill_drain_s > b.area_s);
+
+  /* a set-up shorter than the wait for the first input changes nothing */
+  w.ops[1].time_setup = 0.05;
+  init_cluster(&c, "one-gpu");
+  add_group(&c, 1, 8, 1, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.jct_s, 100.1, 0.02);
+}
+
 /* A map that pays 10 s a task and 0.1 s a row over 10,000 rows on 100
  * CPUs: ten tasks of 1,000 rows (a tenth of the work fixed) leave 110 s
  * tasks for a job whose area is 11 s; about a hundred of 100 rows cost
@@ -837,6 +876,7 @@ int main(void)
     cmocka_unit_test(test_task_cut),
     cmocka_unit_test(test_area_over_largest_tasks),
     cmocka_unit_test(test_fill_drain),
+    cmocka_unit_test(test_setup_opens_the_window),
     cmocka_unit_test(test_task_rows),
     cmocka_unit_test(test_source_waves),
     cmocka_unit_test(test_disk_time),

@@ -40,28 +40,38 @@ nic = 15Gbps
 INI
   echo "$c"
 }
-sl_expect "$(sl_words $nodes)"
+# each size also under the profiles beside the ideal: ours (sluice) and Ray
+# Data's (raydata: Ray's published per-task, per-put and per-byte costs)
+profiles=$(sl_profiles streaming)
+sl_expect $(($(sl_words $nodes) * (1 + $(sl_words $profiles))))
 for n in $nodes; do
   s=$OUT/specs/fig10b-$n.ini
   sl_spec "$EXP_DIR/fig10b.ini" "$s" workload name "fig10b-$n" read tasks $((40 * n))
-  d=$OUT/runs/streaming-$n
-  sl_exec sim "$d" "$s" --cluster "$(cluster_for "$n")" --model streaming --no-tasks
-  jct=$(sl_jct "$d")
   x="$n nodes"
   [ "$n" = 1 ] && x="1 node"
-  sl_add streaming "$x" jct_s "$jct" s sim
-  sl_add streaming "$x" throughput_gb_s "$(sl_div "$(sl_calc "40 * $n * 16 * 8 * 1048576 / 1e9")" "$jct")" GB/s sim
+  for p in ideal $profiles; do
+    d=$OUT/runs/streaming-$n
+    [ "$p" = ideal ] || d=$d-$p
+    sl_exec sim "$d" "$s" --cluster "$(cluster_for "$n")" --model streaming --no-tasks --profile "$p"
+    jct=$(sl_jct "$d")
+    sl_add streaming "$x" jct_s "$jct" s sim "$p"
+    sl_add streaming "$x" throughput_gb_s "$(sl_div "$(sl_calc "40 * $n * 16 * 8 * 1048576 / 1e9")" "$jct")" GB/s sim "$p"
+  done
 done
 sl_results_done
 
 {
-  echo "nodes,ours: simulated,paper: Ray Data"
+  printf "nodes,ours: simulated"
+  for p in $profiles; do printf ",ours: simulated (%s)" "$p"; done
+  echo ",paper: Ray Data"
   for n in 1 2 4 8 16 32; do
     x="$n nodes"
     [ "$n" = 1 ] && x="1 node"
-    echo "$n,$(sl_num "$(sl_ours streaming "$x" throughput_gb_s)"),$(sl_num "$(sl_paper streaming "$x" throughput_gb_s)")"
+    row="$n"
+    for p in ideal $profiles; do row="$row,$(sl_num "$(sl_ours streaming "$x" throughput_gb_s "" "$p")")"; done
+    echo "$row,$(sl_num "$(sl_paper streaming "$x" throughput_gb_s)")"
   done
 } >"$OUT/xy.csv"
-sl_plot xy.gp fig10b "data=$(sl_gp_str "$OUT/xy.csv"); paper=3; logx=2;
+sl_plot xy.gp fig10b "data=$(sl_gp_str "$OUT/xy.csv"); paper=$((3 + $(sl_words $profiles))); logx=2;
   title='Fig. 10b: weak scaling, 5 GB per node'; xlabel='worker nodes'; ylabel='throughput (GB/s)'"
 sl_finish

@@ -23,20 +23,31 @@ cluster_for() { # GPUS -> a copy of cluster.ini with that many
   echo "$c"
 }
 
-sl_expect $(($(sl_words $gpus) + 1))
-for g in $gpus; do
-  sl_exec sim "$OUT/runs/streaming-${g}gpu" "$spec" --cluster "$(cluster_for "$g")" --model streaming --no-tasks
+# every run under the ideal profile, ours (sluice) and Ray Data's (raydata)
+profiles=$(sl_profiles streaming)
+sl_expect $((($(sl_words $gpus) + 1) * (1 + $(sl_words $profiles))))
+suffix() { [ "$1" = ideal ] || echo "-$1"; }
+for p in ideal $profiles; do
+  for g in $gpus; do
+    sl_exec sim "$OUT/runs/streaming-${g}gpu$(suffix "$p")" "$spec" --cluster "$(cluster_for "$g")" --model streaming \
+      --no-tasks --profile "$p"
+  done
+  sl_exec sim "$OUT/runs/batch-1gpu$(suffix "$p")" "$spec" --cluster "$(cluster_for 1)" --model batch --no-tasks \
+    --profile "$p"
 done
-sl_exec sim "$OUT/runs/batch-1gpu" "$spec" --cluster "$(cluster_for 1)" --model batch --no-tasks
+for p in ideal $profiles; do
+  one=$(sl_jct "$OUT/runs/streaming-1gpu$(suffix "$p")")
+  for g in $gpus; do
+    jct=$(sl_jct "$OUT/runs/streaming-${g}gpu$(suffix "$p")")
+    sl_add streaming "$g GPU" jct_s "$jct" s sim "$p"
+    sl_add streaming "$g GPU" speedup_vs_1gpu "$(sl_div "$one" "$jct")" x sim "$p"
+  done
+  staged=$(sl_jct "$OUT/runs/batch-1gpu$(suffix "$p")")
+  sl_add batch "1 GPU" jct_s "$staged" s sim "$p"
+  sl_add "batch vs streaming" "1 GPU" speedup "$(sl_div "$staged" "$one")" x sim "$p"
+done
 one=$(sl_jct "$OUT/runs/streaming-1gpu")
-for g in $gpus; do
-  jct=$(sl_jct "$OUT/runs/streaming-${g}gpu")
-  sl_add streaming "$g GPU" jct_s "$jct" s sim
-  sl_add streaming "$g GPU" speedup_vs_1gpu "$(sl_div "$one" "$jct")" x sim
-done
 staged=$(sl_jct "$OUT/runs/batch-1gpu")
-sl_add batch "1 GPU" jct_s "$staged" s sim
-sl_add "batch vs streaming" "1 GPU" speedup "$(sl_div "$staged" "$one")" x sim
 sl_results_done
 
 {

@@ -40,25 +40,34 @@ scenario_fail() {
 scenario_name() {
   case $1 in none) echo "no failure" ;; kill) echo "worker kill" ;; node) echo "node loss + rejoin" ;; esac
 }
-sl_expect 6 # two models x three scenarios
+# each also under the profiles beside the ideal: ours (sluice) and Ray
+# Data's (raydata): both series are Ray Data in the paper, the checkpoint
+# baseline being Ray Data modified to checkpoint and restart
+SL_SYSTEM=raydata
+runs=0
+for m in streaming stream; do runs=$((runs + 3 * (1 + $(sl_profiles "$m" | wc -l)))); done
+sl_expect "$runs" # two models x three scenarios x their profiles
 for m in streaming stream; do
-  for sc in none kill node; do
-    d=$OUT/runs/$m-$sc
-    f=$(scenario_fail "$sc")
-    sl_exec sim "$d" "$workload" --cluster "$cluster" --model "$m" --checkpoint-interval "${ckpt}s" \
-      --no-tasks ${f:+--fail "$f"}
-    x=$(scenario_name "$sc")
-    sl_add "$m" "$x" jct_s "$(sl_jct "$d")" s sim
-    [ -f "$d/timeline.csv" ] || continue
-    sl_add "$m" "$x" rollbacks "$(sl_rollbacks "$d/timeline.csv")" count sim
-    if [ "$sc" = none ]; then
-      # the plateau: the steady rate between the start-up and the first event time
-      r=$(sl_mean_rate "$d/timeline.csv" $((t_fail / 3)) "$t_fail")
-      [ -n "$r" ] && sl_add "$m" "$x" plateau_pct_gpu "$(sl_calc "$r / $gpu_max * 100")" % sim
-    else
-      r=$(sl_mean_rate "$d/timeline.csv" "$t_fail" "$t_join")
-      [ -n "$r" ] && sl_add "$m" "$x" rate_between_events "$r" videos/s sim
-    fi
+  for p in ideal $(sl_profiles "$m"); do
+    for sc in none kill node; do
+      d=$OUT/runs/$m-$sc
+      [ "$p" = ideal ] || d=$d-$p
+      f=$(scenario_fail "$sc")
+      sl_exec sim "$d" "$workload" --cluster "$cluster" --model "$m" --checkpoint-interval "${ckpt}s" \
+        --no-tasks --profile "$p" ${f:+--fail "$f"}
+      x=$(scenario_name "$sc")
+      sl_add "$m" "$x" jct_s "$(sl_jct "$d")" s sim "$p"
+      [ -f "$d/timeline.csv" ] || continue
+      sl_add "$m" "$x" rollbacks "$(sl_rollbacks "$d/timeline.csv")" count sim "$p"
+      if [ "$sc" = none ]; then
+        # the plateau: the steady rate between the start-up and the first event time
+        r=$(sl_mean_rate "$d/timeline.csv" $((t_fail / 3)) "$t_fail")
+        [ -n "$r" ] && sl_add "$m" "$x" plateau_pct_gpu "$(sl_calc "$r / $gpu_max * 100")" % sim "$p"
+      else
+        r=$(sl_mean_rate "$d/timeline.csv" "$t_fail" "$t_join")
+        [ -n "$r" ] && sl_add "$m" "$x" rate_between_events "$r" videos/s sim "$p"
+      fi
+    done
   done
 done
 sl_results_done

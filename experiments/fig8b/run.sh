@@ -71,11 +71,26 @@ rm -f "$spec/.embed.ini" "$spec/.train.ini"
 sl_spec "$sd" "$spec/sd-dataloader-epoch.ini" workload name sd-dataloader encode accelerator a100
 sl_spec "$sd" "$spec/sd-unpinned-epoch.ini" workload name sd-unpinned train accelerator "a100, a10g"
 
-sl_expect 4
-for job in dataloader:$p4de_cluster embed:$p4de_cluster train:$p4de_cluster \
-  streaming:$streaming_cluster; do
-  sl_exec sim "$OUT/runs/${job%%:*}" "$spec/sd-${job%%:*}.ini" --cluster "${job#*:}" --model streaming \
-    --no-tasks
+# each job under the ideal profile and the profiles beside it: ours
+# (sluice) and Ray Data's (raydata) for the Ray Data setups (staged and
+# streaming); the DataLoader is not Ray Data and has no profile here
+profiles=$(sl_profiles streaming)
+jobs_of() { # PROFILE -> its jobs
+  if [ "$1" = ideal ] || [ "$1" = sluice ]; then
+    echo "dataloader:$p4de_cluster embed:$p4de_cluster train:$p4de_cluster streaming:$streaming_cluster"
+  else
+    echo "embed:$p4de_cluster train:$p4de_cluster streaming:$streaming_cluster"
+  fi
+}
+runs=0
+for p in ideal $profiles; do runs=$((runs + $(sl_words $(jobs_of "$p")))); done
+sl_expect "$runs"
+run_name() { if [ "$2" = ideal ]; then echo "$1"; else echo "$1-$2"; fi; } # JOB PROFILE
+for p in ideal $profiles; do
+  for job in $(jobs_of "$p"); do
+    sl_exec sim "$OUT/runs/$(run_name "${job%%:*}" "$p")" "$spec/sd-${job%%:*}.ini" --cluster "${job#*:}" \
+      --model streaming --no-tasks --profile "$p"
+  done
 done
 
 # steady RUN: rows per second between 10% and 90% of the run, or what went
@@ -102,30 +117,44 @@ streaming_price=$(price "$streaming_cluster")
 
 x_p4de="4 x p4de.24xlarge"
 x_streaming="4 x p4de.24xlarge + 40 x g5.2xlarge"
-add_setup() { # SERIES X RATE(training) HOURS PRICE JCT_SIM
-  sl_add "$1" "$2" throughput_img_s "$3" images/s sim
-  sl_add "$1" "$2" hours "$4" h sim
-  sl_add "$1" "$2" cost_usd "$(sl_div "$4" 1 "$5")" '$' sim
-  sl_add "$1" "$2" sim_jct_s "$6" s sim
+add_setup() { # SERIES X RATE(training) HOURS PRICE JCT_SIM PROFILE
+  sl_add "$1" "$2" throughput_img_s "$3" images/s sim "$7"
+  sl_add "$1" "$2" hours "$4" h sim "$7"
+  sl_add "$1" "$2" cost_usd "$(sl_div "$4" 1 "$5")" '$' sim "$7"
+  sl_add "$1" "$2" sim_jct_s "$6" s sim "$7"
 }
+for p in ideal $profiles; do
+  r_dl=fail
+  if [ -d "$OUT/runs/$(run_name dataloader "$p")" ]; then
+    r_dl=$(steady "$(run_name dataloader "$p")")
+    add_setup dataloader "$x_p4de" "$r_dl" "$(epoch_hours "$r_dl")" "$p4de_price" \
+      "$(sl_jct "$OUT/runs/$(run_name dataloader "$p")")" "$p"
+  fi
+  r_embed=$(steady "$(run_name embed "$p")")
+  r_train=$(steady "$(run_name train "$p")")
+  r_st=$(steady "$(run_name streaming "$p")")
+  h_embed=$(epoch_hours "$r_embed")
+  h_train=$(epoch_hours "$r_train")
+  h_staged=fail
+  case $h_embed$h_train in *[!0-9.eE+-]*) ;; *) h_staged=$(sl_calc "$h_embed + $h_train") ;; esac
+  jct_staged=fail
+  j_embed=$(sl_jct "$OUT/runs/$(run_name embed "$p")") j_train=$(sl_jct "$OUT/runs/$(run_name train "$p")")
+  case $j_embed$j_train in *[!0-9.eE+-]*) ;; *) jct_staged=$(sl_calc "$j_embed + $j_train") ;; esac
+  add_setup staged "$x_p4de" "$r_train" "$h_staged" "$p4de_price" "$jct_staged" "$p"
+  sl_add staged "$x_p4de" preprocessing_hours "$h_embed" h sim "$p"
+  add_setup streaming "$x_streaming" "$r_st" "$(epoch_hours "$r_st")" "$streaming_price" \
+    "$(sl_jct "$OUT/runs/$(run_name streaming "$p")")" "$p"
+  # the DataLoader's own rate under the same profile, or the ideal one's
+  # where it has none (it is not Ray Data)
+  [ "$r_dl" = fail ] && r_dl=$(steady dataloader)
+  sl_add streaming "$x_streaming" streaming_vs_dataloader "$(sl_div "$r_st" "$r_dl")" x sim "$p"
+done
 r_dl=$(steady dataloader)
 r_embed=$(steady embed)
 r_train=$(steady train)
 r_st=$(steady streaming)
-add_setup dataloader "$x_p4de" "$r_dl" "$(epoch_hours "$r_dl")" "$p4de_price" \
-  "$(sl_jct "$OUT/runs/dataloader")"
 h_embed=$(epoch_hours "$r_embed")
 h_train=$(epoch_hours "$r_train")
-h_staged=fail
-case $h_embed$h_train in *[!0-9.eE+-]*) ;; *) h_staged=$(sl_calc "$h_embed + $h_train") ;; esac
-jct_staged=fail
-j_embed=$(sl_jct "$OUT/runs/embed") j_train=$(sl_jct "$OUT/runs/train")
-case $j_embed$j_train in *[!0-9.eE+-]*) ;; *) jct_staged=$(sl_calc "$j_embed + $j_train") ;; esac
-add_setup staged "$x_p4de" "$r_train" "$h_staged" "$p4de_price" "$jct_staged"
-sl_add staged "$x_p4de" preprocessing_hours "$h_embed" h sim
-add_setup streaming "$x_streaming" "$r_st" "$(epoch_hours "$r_st")" "$streaming_price" \
-  "$(sl_jct "$OUT/runs/streaming")"
-sl_add streaming "$x_streaming" streaming_vs_dataloader "$(sl_div "$r_st" "$r_dl")" x sim
 
 # The physical limits of the whole epoch (sluice bound, LP over node groups).
 b_dl=$(sl_bound "$spec/sd-dataloader-epoch.ini" "$p4de_cluster")
