@@ -203,6 +203,50 @@ static int run_named(const char *name, const char *out, const char *nth)
   return rc > 128 ? -rc : SL_EXIT_FAILED; /* a signal stops 'all' */
 }
 
+/* The counts a report ends with (experiments/report.awk): "Ideal (no
+ * system cost): N compared with the paper's, W within 25%, ..." and "As the
+ * paper ran them (...): N compared, W within 25%, ...". */
+typedef struct {
+  int compared[2], within[2]; /* [0] ideal, [1] as the paper ran them */
+} fidelity;
+
+static void read_fidelity(const char *report, fidelity *f)
+{
+  FILE *in = fopen(report, "r");
+  char line[1024];
+  while (in && fgets(line, sizeof line, in)) {
+    int n, w;
+    const char *as_ran = strstr(line, "As the paper ran them");
+    if (strncmp(line, "Ideal (no system cost): ", 24) == 0 &&
+        sscanf(line + 24, "%d compared with the paper's, %d within", &n, &w) == 2) {
+      f->compared[0] += n;
+      f->within[0] += w;
+    } else if (as_ran == line && (as_ran = strstr(line, "): ")) &&
+               sscanf(as_ran + 3, "%d compared, %d within", &n, &w) == 2) {
+      f->compared[1] += n;
+      f->within[1] += w;
+    }
+  }
+  if (in)
+    fclose(in);
+}
+
+/* One line over every report: how many of our numbers are within 25% of
+ * the paper's, with no system cost and with each system's profile. */
+static void print_fidelity(const char *out_root, char names[][NAME_MAX + 1], int n)
+{
+  fidelity f = {{0, 0}, {0, 0}};
+  for (int i = 0; i < n; i++) {
+    char report[PATH_MAX];
+    if (snprintf(report, sizeof report, "%s/%s/report.md", out_root, names[i]) < (int)sizeof report)
+      read_fidelity(report, &f);
+  }
+  if (f.compared[0] > 0)
+    printf("within 25%% of the paper: %d of %d numbers with no system cost; %d of %d as the paper ran them "
+           "(each system's profile where it has one)\n",
+           f.within[0], f.compared[0], f.within[1], f.compared[1]);
+}
+
 static int run_all(const char *out_root, bool quick)
 {
   static char names[SL_MAX_EXPERIMENTS][NAME_MAX + 1];
@@ -229,6 +273,7 @@ static int run_all(const char *out_root, bool quick)
   }
   printf("experiments: %d of %d succeeded in %.1f s%s\n", n - failed, n, now_s() - t0,
          quick ? " (quick)" : "");
+  print_fidelity(out_root, names, n);
   return failed ? SL_EXIT_FAILED : SL_EXIT_OK;
 }
 

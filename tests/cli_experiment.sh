@@ -27,6 +27,8 @@ check "a gap without an explanation says unexplained" grep -q 'unexplained' repo
 check "a paper number we did not measure is listed" grep -q 'not measured' report.md
 check "each profile's comparisons are counted apart" \
   grep -q "^The paper's systems (profiles raydata, spark, flink): 3 compared with the paper's, 2 within 25%, 1 gaps" report.md
+check "as the paper ran them: each system's number where it has one, else the ideal one" \
+  grep -q "^As the paper ran them (each system's profile where it has one, else ideal): 10 compared, 7 within 25%, 3 gaps over 25% (0 unexplained)" report.md
 check "a gaps.csv row of one profile explains that profile's gap only" \
   grep -q "profile spark): ours 900, paper OOM — the spark profile's own gap" report.md
 awk -f "$src/experiments/report.awk" -v paper="$golden/paper.csv" -v results="$golden/results-noprofile.csv" \
@@ -42,6 +44,8 @@ check "and says which column is missing" grep -q "no column 'value'" err.txt
 "$sluice" experiment all --quick --out all >all.log 2>&1
 code=$?
 check "experiment all --quick exits 0 ($code)" test $code -eq 0
+check "experiment all sums every report's comparisons, ideal and as the paper ran them" \
+  grep -Eq "^within 25% of the paper: [0-9]+ of [0-9]+ numbers with no system cost; [0-9]+ of [0-9]+ as the paper ran them" all.log
 [ $code -eq 0 ] || tail -20 all.log
 check "every run.sh expects as many runs as it makes" bash -c "! grep -q 'where run.sh expects' all.log"
 check "no progress line when stderr is not a terminal" bash -c "! grep -q \$'\\r' all.log"
