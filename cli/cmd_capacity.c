@@ -24,7 +24,7 @@ static const char *USAGE =
   "                       [--only TYPE,...] [--max TYPE=N]... [--budget DOLLARS]\n"
   "                       [--model MODEL]... [--rank run|hour] [--top N]\n"
   "                       [--sample F] [--gpu-reference TYPE] [--memory SIZE] [--seed N]\n"
-  "                       [--max-simulations N] [--out DIR] [--quiet]";
+  "                       [--max-simulations N] [--profile NAME|FILE] [--out DIR] [--quiet]";
 
 static const char *HELP =
   "Finds the cheapest cluster shapes, built from the node types in TYPES, on which\n"
@@ -63,18 +63,20 @@ static const char *HELP =
   "  --max-simulations N     stop after N simulations per model (default 30, 0: no limit):\n"
   "                          a target that only simulations miss would otherwise simulate\n"
   "                          every shape whose bound meets it. The answer is then not proven\n"
+  "  --profile NAME|FILE     size the cluster for a system's own costs beside the operators'\n"
+  "                          (as `sluice sim --profile`: raydata, spark, flink, sluice, a file)\n"
   "  --out DIR               default runs/capacity-WORKLOAD\n"
   "  --quiet                 print nothing but errors\n"
   "\n"
   "Exit: 0 at least one shape meets the target, 1 none does, 2 bad usage or input.\n";
 
 enum { O_TYPES = 256, O_ONLY, O_MAX, O_SAMPLE, O_GPU_REF, O_RATE, O_DEADLINE, O_BUDGET, O_MODEL, O_RANK, O_TOP, O_MEMORY, O_SEED, O_OUT,
-       O_QUIET, O_MAX_SIMS, O_HELP };
+       O_QUIET, O_MAX_SIMS, O_PROFILE, O_HELP };
 
 #define SL_CAP_MAX_OVERRIDES 16
 
 typedef struct {
-  const char *workload, *types, *out, *only, *gpu_reference;
+  const char *workload, *types, *out, *only, *gpu_reference, *profile;
   double sample;
   const char *max[SL_CAP_MAX_OVERRIDES];
   int nmax;
@@ -151,6 +153,7 @@ static int parse_option(int ch, args *a)
     return 0;
   case O_OUT: a->out = optarg; return 0;
   case O_QUIET: a->quiet = true; return 0;
+  case O_PROFILE: a->profile = optarg; return 0;
   case O_MAX_SIMS:
     if (sl_parse_int(optarg, &n) < 0 || n < 0 || n > 1000000)
       return bad("--max-simulations: '%s' is not a count from 0 to 1000000", optarg);
@@ -171,7 +174,7 @@ static int parse_args(int argc, char **argv, args *a)
     {"top", required_argument, NULL, O_TOP},           {"memory", required_argument, NULL, O_MEMORY},
     {"seed", required_argument, NULL, O_SEED},         {"out", required_argument, NULL, O_OUT},
     {"quiet", no_argument, NULL, O_QUIET},             {"help", no_argument, NULL, O_HELP},
-    {"max-simulations", required_argument, NULL, O_MAX_SIMS},
+    {"max-simulations", required_argument, NULL, O_MAX_SIMS}, {"profile", required_argument, NULL, O_PROFILE},
     {NULL, 0, NULL, 0}};
   optind = 1;
   opterr = 0;
@@ -299,7 +302,8 @@ static int sample_plan(const args *a, const sl_workload *w, sl_workload *sw, sl_
   *sw = *w;
   double tasks = floor((double)w->ops[0].tasks * a->sample + 0.5);
   sw->ops[0].tasks = tasks < 1 ? 1 : (int64_t)tasks;
-  return sl_cli_build_plan(sw, sp);
+  int rc = sl_cli_build_plan(sw, sp);
+  return rc ? rc : sl_cli_apply_profile("capacity", a->profile, sp);
 }
 
 /* mkdir -p */
@@ -617,7 +621,7 @@ int sl_cmd_capacity(int argc, char **argv)
   }
   a.cap.seed = a.have_seed ? a.seed : w.seed;
   sl_plan plan;
-  if ((rc = sl_cli_build_plan(&w, &plan))) {
+  if ((rc = sl_cli_build_plan(&w, &plan)) || (rc = sl_cli_apply_profile("capacity", a.profile, &plan))) {
     sl_cluster_free(&types);
     return rc;
   }

@@ -36,6 +36,14 @@ if command -v script >/dev/null; then
     grep -Eq "simulation 2: [0-9]+ x .*\(streaming\); [0-9]+ of 23 shapes settled, [0-9]+ s; [0-9]+-[0-9]+ s left" tty.txt
 fi
 
+# a system's costs: Spark's Java-Python crossing of every 9.6 MB frame makes
+# the GPUs' share of the work larger, and 5 g5.xlarge no longer reach 100/s
+"$sluice" capacity "${search[@]}" --profile spark --out p >p.txt 2>&1
+rc=$?
+check "with --profile spark the same target is out of reach (exit $rc)" test $rc -eq 1
+check "and the bound says so before any simulation" grep -q "the bound of every feasible one misses the target" p.txt
+check "a bad profile exits 2" exits 2 "$sluice" capacity "${search[@]}" --profile nosuch --out q
+
 check "an unreachable deadline exits 1" exits 1 "$sluice" capacity video --node-types aws \
   --only g5.xlarge --max g5.xlarge=2 --deadline 1s --out c
 "$sluice" capacity video --node-types aws --only g5.xlarge --max g5.xlarge=2 --deadline 1s --out c >out.txt 2>err.txt
