@@ -7,7 +7,8 @@
 #include "models/plan.h"
 #include "models/reorder.h"
 
-static const char *USAGE = "sluice plan WORKLOAD [--cluster CLUSTER] [--model MODEL] [--auto-order [--top N]]";
+static const char *USAGE =
+  "sluice plan WORKLOAD [--cluster CLUSTER] [--model MODEL] [--profile NAME|FILE] [--auto-order [--top N]]";
 
 static const char *HELP =
   "Prints the physical plan: operators after fusion, their resources, and their\n"
@@ -20,6 +21,8 @@ static const char *HELP =
   "  --cluster CLUSTER  a cluster spec or built-in name\n"
   "  --model MODEL      streaming (default), streaming-plus, streaming-noadapt,\n"
   "                     streaming-nopart, static, batch or stream\n"
+  "  --profile NAME|FILE  fold a system's own costs into the operators' (as `sluice\n"
+  "                     sim --profile`): each task's time then includes them\n"
   "  --auto-order       rank every order of the spec's reorder groups by the JCT\n"
   "                     bound on the cluster (the workload's own when no --cluster\n"
   "                     is given), beside each operator's inflation factor and\n"
@@ -75,8 +78,9 @@ int sl_cmd_plan(int argc, char **argv)
   static const struct option opts[] = {
     {"cluster", required_argument, NULL, 'c'}, {"model", required_argument, NULL, 'm'},
     {"auto-order", no_argument, NULL, 'a'}, {"top", required_argument, NULL, 't'},
+    {"profile", required_argument, NULL, 'p'},
     {"help", no_argument, NULL, 'h'}, {0}};
-  const char *cluster_arg = NULL, *model = "streaming";
+  const char *cluster_arg = NULL, *model = "streaming", *profile = NULL;
   bool auto_order = false;
   int64_t top = 10;
   int ch;
@@ -97,6 +101,9 @@ int sl_cmd_plan(int argc, char **argv)
       break;
     case 'm':
       model = optarg;
+      break;
+    case 'p':
+      profile = optarg;
       break;
     case 'h':
       printf("usage: %s\n\n%s", USAGE, HELP);
@@ -120,7 +127,7 @@ int sl_cmd_plan(int argc, char **argv)
     return rc;
   if (auto_order)
     return plan_auto_order(&w, cluster_arg, &core, model, (int)top);
-  if ((rc = sl_cli_build_plan(&w, &p)))
+  if ((rc = sl_cli_build_plan(&w, &p)) || (rc = sl_cli_apply_profile("plan", profile, &p)))
     return rc;
   sl_sizing_rule rule;
   sl_core_opts_sizing(&core, p.target_partition_bytes, &rule);

@@ -229,6 +229,11 @@ static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c,
     sl_sim_costs_apply_disk(&costs, c); /* the run's measured spill disk, where a group has none */
     ec->launch_spacing = costs.launch_spacing_s;
     ec->has_handoff = sl_sim_costs_handoffs(&costs, p, ec->handoff);
+    if (costs.profile[0] && a->e.profile)
+      fprintf(stderr,
+              "sluice sim: warning: %s was fitted on a run that charged the %s profile: --profile %s "
+              "adds a system's costs to costs that hold that profile's already\n",
+              a->costs, costs.profile, a->e.profile);
   }
   /* a system's costs on top of the operators' (calibrated ones included) */
   if ((rc = sl_cli_apply_profile("sim", a->e.profile, p))) {

@@ -460,6 +460,8 @@ static void print_header(const sl_plan *p, const sl_cluster *c, FILE *f)
   fprintf(f, "workload %s: %d physical operator%s, target partition %s, %lld source rows, %.*f sink rows\n",
           name, p->nops, p->nops == 1 ? "" : "s", part, (long long)p->source_rows,
           p->sink_rows == floor(p->sink_rows) ? 0 : 2, p->sink_rows);
+  if (p->profile[0] && strcmp(p->profile, "ideal") != 0)
+    fprintf(f, "costs include the %s profile's (a system's own costs per task, partition and byte)\n", p->profile);
   if (c)
     fprintf(f, "cluster %s: %d node%s, %g CPU slots, %g GPU slots\n", c->name, c->nnodes,
             c->nnodes == 1 ? "" : "s", sl_cluster_total(c, false), sl_cluster_total(c, true));

@@ -120,6 +120,9 @@ static const sl_ini_key run_keys[] = {
   {.name = "time_scale", .type = SL_INI_REAL, .range = SL_INI_POS, .offset = WHOLE(time_scale),
    .doc = "the run's --time-scale: a simulation scales the cluster's links by it (its times are in the "
           "fit already)"},
+  {.name = "profile", .type = SL_INI_NAME, .size = 48, .offset = WHOLE(profile),
+   .doc = "the system cost profile the run charged (`--profile`): its costs are in the fits above, so a "
+          "simulation of these costs that adds a profile warns"},
   {.name = NULL},
 };
 
@@ -1108,9 +1111,10 @@ static void summarize(const samples *s, sl_sim_op_cost *oc)
             (s->handoffs > 0 ? SL_COST_TIME_HANDOFF : 0);
 }
 
-/* The run's workload name and time scale, from its summary.csv (a run
- * written before the column existed ran at 1). */
-static void read_summary(const char *run_dir, char *workload, size_t n, double *time_scale)
+/* The run's workload name, time scale and profile, from its summary.csv
+ * (a run written before a column existed ran at 1, under no profile). */
+static void read_summary(const char *run_dir, char *workload, size_t n, double *time_scale, char *profile,
+                         size_t pn)
 {
   char path[1024];
   workload[0] = 0;
@@ -1127,6 +1131,8 @@ static void read_summary(const char *run_dir, char *workload, size_t n, double *
   double v = strtod(scale, &end);
   if (scale[0] && *end == 0 && v > 0 && isfinite(v))
     *time_scale = v;
+  const char *prof = sl_summary_column(cols, "profile");
+  snprintf(profile, pn, "%s", strcmp(prof, "ideal") == 0 ? "" : prof);
   free(cols);
 }
 
@@ -1173,7 +1179,7 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
     for (int i = 0; i < out->n; i++)
       summarize(&r->s[i], &out->ops[i]);
     snprintf(out->path, sizeof out->path, "%.*s", (int)sizeof out->path - 1, path);
-    read_summary(run_dir, workload, wlen, &out->time_scale);
+    read_summary(run_dir, workload, wlen, &out->time_scale, out->profile, sizeof out->profile);
     /* the spill disk, where the run both wrote and read back through it */
     double busy_w = union_seconds(r->win[0], r->nwin[0]), busy_r = union_seconds(r->win[1], r->nwin[1]);
     if (busy_w > 0 && r->spill_w_bytes > 0 && busy_r > 0 && r->spill_r_bytes > 0) {
@@ -1254,10 +1260,16 @@ int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *wo
                "; a simulation gives this disk to every node group without one of its own\n"
                "write_bandwidth = %.9gB/s\nread_bandwidth = %.9gB/s\nbytes_written = %.0fB\nbytes_read = %.0fB\n",
             SL_SIM_COSTS_DISK_SECTION, c->disk_write_bps, c->disk_read_bps, c->disk_write_bytes, c->disk_read_bytes);
-  if (c->time_scale > 0 && c->time_scale != 1)
-    fprintf(f, "\n[%s]\n; the run's --time-scale: its times are in the fits above; a simulation runs\n"
+  bool scaled = c->time_scale > 0 && c->time_scale != 1;
+  if (scaled || c->profile[0])
+    fprintf(f, "\n[%s]\n", SL_SIM_COSTS_RUN_SECTION);
+  if (scaled)
+    fprintf(f, "; the run's --time-scale: its times are in the fits above; a simulation runs\n"
                "; the cluster's links scaled by it too, as the run's were\ntime_scale = %.9g\n",
-            SL_SIM_COSTS_RUN_SECTION, c->time_scale);
+            c->time_scale);
+  if (c->profile[0])
+    fprintf(f, "; the system cost profile the run charged: its costs are in the fits above\nprofile = %s\n",
+            c->profile);
   if (c->bursts_observed > 0)
     fprintf(f, "\n[%s]\n; tasks handed out at once started one after another, in no fixed order (the\n"
                "; tasks' dispatch_s): the simulator starts each of a burst this much after the one before\n"

@@ -95,6 +95,10 @@ typedef struct {
    * simulation with these costs scales the cluster's the same way
    * (sl_sim_costs_apply_links()). */
   double time_scale;
+  /* [run]: the system cost profile the calibrated run charged ("": none,
+   * the ideal): its costs are in the fit, and a simulation that adds a
+   * profile to these costs charges it twice. */
+  char profile[48];
   /* parsing: where [spill disk], [dispatch] and [run] began (0: not seen), and
    * which of them is being read (-1: an operator's section) */
   int whole_line[SL_SIM_COSTS_WHOLE_SECTIONS];

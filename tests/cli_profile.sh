@@ -44,6 +44,23 @@ check "sluice bound --profile raydata is above the ideal bound ($b1 > $b0)" awk 
 check "run --profile sluice completes" test "$(summary_field "$tmp/run" complete)" = 1
 check "and names its profile" test "$(summary_field "$tmp/run" profile)" = sluice
 
+# calibrating a run that charged a profile: the cost file says so, and a
+# simulation that adds a profile to those costs warns (they would count twice)
+"$sluice" calibrate "$tmp/run" -o "$tmp/run.costs" >/dev/null 2>&1
+check "calibrate writes the run's profile" grep -q '^profile = sluice$' "$tmp/run.costs"
+"$sluice" sim "$tmp/f64.ini" --cluster "$cluster" --costs "$tmp/run.costs" --profile raydata --quiet \
+  --out "$tmp/twice" >/dev/null 2>"$tmp/twice.err"
+check "sim --costs of such a run with --profile warns" grep -q 'fitted on a run that charged the sluice profile' "$tmp/twice.err"
+"$sluice" sim "$tmp/f64.ini" --cluster "$cluster" --costs "$tmp/run.costs" --quiet --out "$tmp/once" >/dev/null 2>"$tmp/once.err"
+check "and without --profile does not" bash -c "! grep -q warning '$tmp/once.err'"
+
+# sluice plan shows the folded costs
+check "plan --profile spark says the costs include it" \
+  bash -c "'$sluice' plan fig9 --profile spark | grep -q 'costs include the spark profile'"
+t0=$("$sluice" plan fig9 | awk '$2 == "transform" { print $7 }')
+t1=$("$sluice" plan fig9 --profile spark | awk '$2 == "transform" { print $7 }')
+check "and a transform task of a 100 MB row takes longer ($t0 -> $t1 s)" awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b > a + 0.3) }'
+
 # a profile file of one's own, and bad ones
 printf '[profile]\nname = mine\ntask = 2ms\n' >"$tmp/mine.ini"
 "$sluice" sim "$tmp/f64.ini" --cluster "$cluster" --profile "$tmp/mine.ini" --quiet --out "$tmp/mine" >/dev/null 2>&1
