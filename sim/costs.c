@@ -149,7 +149,9 @@ static const sl_ini_schema cost_schema = {
            "disk of its own that disk. A section [dispatch] (launch_spacing) makes the simulator "
            "start each task of a burst handed out at once that much after the one before, in a "
            "random order, as the executor's workers wake. A section [run] (time_scale) gives the "
-           "calibrated run's --time-scale: the simulation's links run scaled by it, as that run's did.",
+           "calibrated run's --time-scale: the simulation's links run scaled by it, as that run's did; "
+           "its profile is the system cost profile the run charged (`--profile`), whose costs are then "
+           "in the fits: `sluice sim --profile` warns that it adds a profile to them.",
   .keys = cost_keys,
 };
 
