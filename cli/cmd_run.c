@@ -106,6 +106,21 @@ static void bound_of_measured_costs(const sl_plan *plan, const sl_cluster *clust
   free(measured);
 }
 
+/* What the sink proved of the output (check = sorted or grouped). */
+static void print_output_check(const sl_workload *w, const sl_summary *s)
+{
+  bool grouped = w->nops > 0 && w->ops[w->nops - 1].check == SL_CHECK_GROUPED;
+  const char *check = grouped ? "grouped" : "sorted";
+  if (strcmp(s->output_check, "passed") == 0 && grouped)
+    printf("  output check passed: one row per group, each with the count, sum, min and max its records "
+           "give it (check = grouped)\n");
+  else if (strcmp(s->output_check, "passed") == 0)
+    printf("  output check passed: every partition sorted, partitions in key order, the source's records "
+           "each once (check = sorted)\n");
+  else if (s->output_check[0])
+    printf("  output check %s (check = %s)\n", s->output_check, check);
+}
+
 int sl_cmd_run(int argc, char **argv)
 {
   enum { O_CLUSTER = 'c', O_MAX_ERRORED = 'e', O_TIME_SCALE = 't', O_HELP = 'h' };
@@ -246,11 +261,7 @@ int sl_cmd_run(int argc, char **argv)
   printf("  rows %.0f of %.0f, tasks %lld (%lld retried), lost partitions %lld, checksum %016llx\n",
          s.rows, s.expected_rows, (long long)s.tasks, (long long)s.retried_tasks,
          (long long)s.lost_partitions, (unsigned long long)s.sink_checksum);
-  if (strcmp(s.output_check, "passed") == 0)
-    printf("  output check passed: every partition sorted, partitions in key order, the source's records "
-           "each once (check = sorted)\n");
-  else if (s.output_check[0])
-    printf("  output check %s (check = sorted)\n", s.output_check);
+  print_output_check(&w, &s);
   printf("  peak RSS %.1f MB, accelerator %s\n", s.peak_rss_bytes / 1e6, s.accelerator);
   sl_cli_print_stores(stdout, &s);
   sl_cli_print_idle(stdout, &s);

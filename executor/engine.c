@@ -34,6 +34,7 @@
 #include "workloads/kernels.h"
 #include "workloads/kernels/gemm_cuda.h"
 #include "workloads/sink.h"
+#include "workloads/group_check.h"
 #include "workloads/sort_check.h"
 
 #define MAX_MEMBERS 8
@@ -78,6 +79,8 @@ struct engine {
   sl_sink *sink;
   sl_sort_check *sort_check; /* the sink checks a sort (check = sorted); NULL: no */
   bool sort_check_failed;    /* a delivered partition failed it: the run's verdict */
+  sl_group_check *group_check; /* the sink checks a groupby (check = grouped); NULL: no */
+  bool group_check_failed;
   sl_recorder *rec;
   sl_event_log *events; /* what the core was fed, with --record-events */
   pthread_mutex_t lock;
@@ -181,6 +184,9 @@ static void deliver(engine *e, const sl_decision *d)
   else if (e->sort_check && sl_sort_check_partition(e->sort_check, mem) < 0) {
     e->sort_check_failed = true;
     fail_job(e, SL_ESTATE, "sort check: %s", sl_sort_check_error(e->sort_check));
+  } else if (e->group_check && sl_group_check_partition(e->group_check, mem) < 0) {
+    e->group_check_failed = true;
+    fail_job(e, SL_ESTATE, "group check: %s", sl_group_check_error(e->group_check));
   }
 out_release:
   sl_rows_free(&loaded);
@@ -297,6 +303,8 @@ static bool drain(engine *e, worker *self)
       sl_sink_rollback(e->sink, d.keep_split, (uint32_t)e->plan->ops[0].tasks);
       if (e->sort_check)
         sl_sort_check_rolled_back(e->sort_check);
+      if (e->group_check)
+        sl_group_check_rollback(e->group_check, d.keep_split, (uint32_t)e->plan->ops[0].tasks);
       if (sl_recorder_rollback(e->rec, now_s(e), e->core) < 0)
         fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
       break;
@@ -1194,6 +1202,41 @@ static void check_sorted_output(engine *e, sl_summary *s)
   snprintf(s->note, sizeof s->note, "%.300s", e->fail_msg);
 }
 
+/* A groupby's verdict on a complete run: every group once, with the
+ * aggregates of gensort's records (regenerated from the seed). A wrong
+ * output fails the run. */
+static void check_grouped_output(engine *e, sl_summary *s)
+{
+  const sl_pop *src = &e->plan->ops[0];
+  if (!s->complete || e->fail_code) {
+    snprintf(s->output_check, sizeof s->output_check, "%s", e->group_check_failed ? "failed" : "not_checked");
+    return;
+  }
+  int rc = sl_group_check_finish(e->group_check, e->plan->workload->seed, src->tasks, src->rows_per_task);
+  if (rc == 0) {
+    snprintf(s->output_check, sizeof s->output_check, "passed");
+    return;
+  }
+  snprintf(s->output_check, sizeof s->output_check, "failed");
+  s->complete = false;
+  e->fail_code = rc;
+  snprintf(e->fail_msg, sizeof e->fail_msg, "group check: %s",
+           rc == SL_ENOMEM ? "out of memory" : sl_group_check_error(e->group_check));
+  snprintf(s->note, sizeof s->note, "%.300s", e->fail_msg);
+}
+
+/* The key size of the groupby just before a sink that checks one. */
+static int grouped_key_bytes(const sl_workload *wl)
+{
+  const sl_op_spec *agg = &wl->ops[wl->nops - 2];
+  for (int i = 0; i < agg->nparams; i++)
+    if (strcmp(agg->params[i].name, "key_bytes") == 0)
+      return (int)agg->params[i].value;
+  int dflt = 1, lo, hi;
+  sl_kernel_param_range("groupby", "key_bytes", &dflt, &lo, &hi);
+  return dflt;
+}
+
 static void fill_summary(engine *e, sl_summary *s, double jct)
 {
   /* the bound of the plan as it ran: a time scale is in its times and links already */
@@ -1334,10 +1377,14 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   bool check_sort = wl->nops > 0 && wl->ops[wl->nops - 1].kind == SL_OP_SINK &&
                     wl->ops[wl->nops - 1].check == SL_CHECK_SORTED;
   e.sort_check = check_sort ? sl_sort_check_new() : NULL;
+  bool check_group = wl->nops > 1 && wl->ops[wl->nops - 1].kind == SL_OP_SINK &&
+                     wl->ops[wl->nops - 1].check == SL_CHECK_GROUPED;
+  e.group_check = check_group ? sl_group_check_new(grouped_key_bytes(wl)) : NULL;
   e.rec = sl_recorder_new(plan, cluster, true);
   if (opts->record_events && (e.events = sl_event_log_new()) != NULL)
     sl_core_observe(e.core, sl_event_log_observe, e.events);
-  if (!e.store || !e.sink || !e.rec || (opts->record_events && !e.events) || (check_sort && !e.sort_check)) {
+  if (!e.store || !e.sink || !e.rec || (opts->record_events && !e.events) || (check_sort && !e.sort_check) ||
+      (check_group && !e.group_check)) {
     snprintf(err, errlen, "out of memory");
     rc = SL_ENOMEM;
     goto out_free;
@@ -1365,7 +1412,10 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   fill_summary(&e, summary, jct);
   summary->startup_s = startup;
   summary->time_scale = opts->time_scale;
-  if (summary->complete && !sl_rejected_rows_add_up(&e.rejected, summary->rows, summary->expected_rows)) {
+  /* a groupby makes the groups its records have, which the plan can only
+   * estimate: its check counts them instead, group by group */
+  if (summary->complete && !e.group_check &&
+      !sl_rejected_rows_add_up(&e.rejected, summary->rows, summary->expected_rows)) {
     summary->complete = false;
     snprintf(summary->note, sizeof summary->note, "the sink got %.0f rows of %.0f (%lld rejected)", summary->rows,
              summary->expected_rows, (long long)e.rejected.rows);
@@ -1376,6 +1426,8 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   }
   if (e.sort_check)
     check_sorted_output(&e, summary);
+  if (e.group_check)
+    check_grouped_output(&e, summary);
   if (sl_recorder_write(e.rec, summary, opts->out_dir, err, errlen) < 0) {
     rc = SL_EIO;
     goto out_free;
@@ -1392,6 +1444,7 @@ out_free:
   sl_recorder_free(e.rec);
   sl_sink_free(e.sink);
   sl_sort_check_free(e.sort_check);
+  sl_group_check_free(e.group_check);
   sl_store_free(e.store);
   sl_core_free(e.core);
 out_destroy:

@@ -51,6 +51,8 @@ typedef enum {
   SL_CHECK_NONE,   /**< rows and checksum, as every run */
   SL_CHECK_SORTED, /**< valsort: each partition sorted by key, partitions in key order, the same
                         records as the source made (gensort) */
+  SL_CHECK_GROUPED, /**< a groupby's output: one row per group, each with the count, sum, min and
+                         max that the source's records (gensort's) give it */
 } sl_check;
 
 /**

@@ -952,7 +952,7 @@ static bool is_cluster_spec(const char *path)
   FILE *f = fopen(path, "r");
   assert_non_null(f);
   while (!cluster && fgets(line, sizeof line, f))
-    cluster = strncmp(line, "[group", 6) == 0;
+    cluster = strncmp(line, "[group ", 7) == 0; /* not an operator named [groupby] */
   fclose(f);
   return cluster;
 }

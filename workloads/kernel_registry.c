@@ -26,6 +26,9 @@ static const sl_kernel_info kernels[] = {
    false, {NULL}, true},
   {"shuffle_rows", "a random shuffle (Ray Data's random_shuffle): as an all_to_all, each row goes to a reducer by a "
    "seeded hash of its id and comes out in that hash's order", false, {NULL}, true},
+  {"groupby", "count, sum, min and max of the record numbers of each group of gensort records (the first "
+   "`key_bytes` bytes of the key): as a map, one partial row per group of a task (the combine); as an all_to_all, "
+   "each group to the reducer of its key range, partial rows folded into one", false, {"key_bytes", NULL}, true},
 };
 
 const sl_kernel_info *sl_kernel_info_find(const char *name)

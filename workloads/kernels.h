@@ -294,6 +294,29 @@ void sl_sort_record(uint64_t seed, int64_t id, uint8_t record[SL_SORT_RECORD_BYT
 /** @brief The share of @p shares whose key range holds a record's key. */
 int64_t sl_sort_share(const uint8_t *payload, size_t len, int64_t shares);
 
+/* ---- groupby over the sort benchmark's records (workloads/kernels/group.c) ---- */
+
+/** @brief Keys of at most 2 bytes: 65,536 groups, which a check can hold. */
+#define SL_GROUP_MAX_KEY_BYTES 2
+
+/** @brief A group's aggregates over the record numbers of its records. */
+typedef struct {
+  uint64_t count, sum, min, max; /**< sum mod 2^64 */
+} sl_group_agg;
+
+/** @brief Bytes of a group's row: its key, then count, sum, min and max. */
+size_t sl_group_row_bytes(int key_bytes);
+
+/** @brief The group of a record or a group's row: its first @p key_bytes bytes, big-endian. */
+int64_t sl_group_key(const uint8_t *payload, int key_bytes);
+
+/** @brief Writes a group's row (sl_group_row_bytes() bytes) and reads one. */
+void sl_group_write(uint8_t *row, int key_bytes, int64_t key, const sl_group_agg *a);
+void sl_group_read(const uint8_t *row, int key_bytes, sl_group_agg *a);
+
+/** @brief Folds @p a into @p into (an empty @p into, count 0, becomes @p a). */
+void sl_group_fold(sl_group_agg *into, const sl_group_agg *a);
+
 /** @brief Orders two records by key (the first 10 bytes; a shorter row
  *         sorts before the longer rows it begins), like memcmp. */
 int sl_sort_compare_keys(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);

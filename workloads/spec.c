@@ -72,7 +72,7 @@ _Static_assert(sizeof(sl_op_kind) == sizeof(int), "a CHOICE key stores an int");
 /* In the order of sl_op_kind: the index is the kind. */
 static const char *const sl__kind_names[] = {"source", "map", "map_batches", "all_to_all", "sink", NULL};
 static const char *const sl__bool_names[] = {"false", "true", NULL};
-static const char *const sl__check_names[] = {"none", "sorted", NULL};
+static const char *const sl__check_names[] = {"none", "sorted", "grouped", NULL};
 static const char *const sl__outputs_names[] = {"as_made", "at_end", NULL};
 
 static const sl_ini_key sl__workload_keys[] = {
@@ -149,7 +149,8 @@ static const sl_ini_key sl__op_keys[] = {
    .offset = SL__OP(check), .dflt = "none",
    .doc = "what a real run proves of its output: `sorted` checks like valsort that every partition is sorted "
           "by its 10-byte key, that partitions do not overlap, and that the records are the source's "
-          "(gensort's), each once"},
+          "(gensort's), each once; `grouped` checks a groupby's output: one row per group, whose count, sum, "
+          "min and max of record numbers are those the source's records (gensort's) give it"},
   {.name = "keep_position", .type = SL_INI_CHOICE, .choices = sl__bool_names, .kinds = SL__MAPS,
    .offset = SL__OP(keep_position), .dflt = "false",
    .doc = "true: the operator keeps its place in its reorder group while the others move around it"},
@@ -456,6 +457,14 @@ static int sl__wl_check_pipeline(const sl__wl_parser *p, const char *path, char 
             "gensort source; '%s' uses kernel '%s'", path, last->line, last->name, w->ops[0].name,
             w->ops[0].kernel[0] ? w->ops[0].kernel : "(none)");
     return SL_EPARSE;
+  }
+  if (last->kind == SL_OP_SINK && last->check == SL_CHECK_GROUPED) {
+    const sl_op_spec *agg = w->nops >= 2 ? &w->ops[w->nops - 2] : NULL;
+    if (strcmp(w->ops[0].kernel, "gensort") != 0 || !agg || strcmp(agg->kernel, "groupby") != 0) {
+      sl__msg(err, errlen, "%s:%d: sink '%s' checks a groupby (check = grouped), which needs records made by a "
+              "gensort source and a groupby operator just before the sink", path, last->line, last->name);
+      return SL_EPARSE;
+    }
   }
   int bad = sl_reorder_check(w, err, errlen);
   if (bad >= 0) {

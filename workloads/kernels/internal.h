@@ -126,6 +126,7 @@ struct sl_kernel {
   int corrupt_every;           /**< jpeg_generate: break rows K-1, 2K-1, ...; 0 = none */
   int percent;                 /**< center_crop: width and height kept, in percent */
   int passes;                  /**< augment: blur passes over every element */
+  int key_bytes;               /**< groupby: bytes of a record's key that name its group */
   void *state;                 /**< kernel-specific, owned */
   char err[256];
 };
@@ -164,6 +165,7 @@ extern const sl__kernel_ops sl__gemm_classifier_ops;    /* gemm.c */
 extern const sl__kernel_ops sl__center_crop_ops, sl__augment_ops,
   sl__normalize_ops;                                    /* augment.c */
 extern const sl__kernel_ops sl__gensort_ops, sl__sort_records_ops, sl__shuffle_rows_ops; /* sort.c */
+extern const sl__kernel_ops sl__groupby_ops; /* group.c */
 
 /**
  * @brief Y = act(X W + b) on the CPU, for the tests and the GEMM kernel:

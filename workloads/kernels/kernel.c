@@ -29,6 +29,7 @@ static const struct {
   {"gensort", &sl__gensort_ops},
   {"sort_records", &sl__sort_records_ops},
   {"shuffle_rows", &sl__shuffle_rows_ops},
+  {"groupby", &sl__groupby_ops},
 };
 
 static const sl__kernel_ops *ops_of(const char *name)
@@ -53,6 +54,7 @@ static const struct {
   {"hidden", 512, 512, 1, 65536}, {"classes", 1000, 1000, 1, 65535},
   {"corrupt_every", 0, 0, 0, INT32_MAX},
   {"percent", 50, 50, 1, 100},    {"passes", 4, 4, 1, 64},
+  {"key_bytes", 1, 1, 1, SL_GROUP_MAX_KEY_BYTES},
 };
 
 /* Writes a message into the optional buffer of sl_kernel_check_args(). */
@@ -133,7 +135,7 @@ static int resolve(sl_kernel *k, const char *name, const sl_kernel_args *a, char
                    size_t errlen)
 {
   int *slots[] = {&k->width,   &k->height,        &k->quality, &k->layers, &k->hidden,
-                  &k->classes, &k->corrupt_every, &k->percent, &k->passes};
+                  &k->classes, &k->corrupt_every, &k->percent, &k->passes, &k->key_bytes};
   _Static_assert(sizeof slots / sizeof slots[0] == sizeof int_params / sizeof int_params[0],
                  "one slot per integer parameter");
   for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++) {
@@ -141,7 +143,10 @@ static int resolve(sl_kernel *k, const char *name, const sl_kernel_args *a, char
     if (rc)
       return rc;
   }
-  int rc = resolve_expansion(a->rows_out_per_row, &k->expand, &k->keep_every, err, errlen);
+  /* groupby makes a row per group it finds: its rows_out_per_row is the
+   * model's estimate, not a factor the kernel applies */
+  int rc = strcmp(name, "groupby") == 0 ? resolve_expansion(1, &k->expand, &k->keep_every, err, errlen)
+                                        : resolve_expansion(a->rows_out_per_row, &k->expand, &k->keep_every, err, errlen);
   if (rc)
     return rc;
   if (!(a->out_row_bytes >= 0 && a->out_row_bytes <= UINT32_MAX)) {
