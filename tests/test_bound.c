@@ -687,6 +687,37 @@ static void test_setup_opens_the_window(void **state)
   assert_near(b.jct_s, 100.1, 0.02);
 }
 
+/* Costs of a tenth of a microsecond a row over 1.2 million rows (a
+ * groupby's calibrated costs: the source at 1.48e-7 s a row, reducers at
+ * 1.08e-7 on 0.5% of the rows) on 2 CPUs: the unscaled simplex called the
+ * program unbounded and the bound failed; it is the source's work over
+ * the two CPUs, 0.089 s. */
+static void test_tiny_costs_solve(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "tiny");
+  w.target_partition_bytes = 4 * MB;
+  add_source(&w, 24, 50000, 1.0)->out_row_bytes = 100;
+  sl_op_spec *combine = add_op(&w, "combine", SL_OP_MAP, 1.0, 0); /* fused into the source */
+  combine->time_per_row = 1.47935e-07;
+  combine->out_row_bytes = 33;
+  combine->rows_out_per_row = 0.00512;
+  sl_op_spec *red = add_op(&w, "groupby", SL_OP_ALL_TO_ALL, 1.0, 0);
+  red->tasks = 8;
+  red->time_per_row = 1.07921e-07;
+  red->rows_out_per_row = 1.0 / 24;
+  red->out_row_bytes = 33;
+  init_cluster(&c, "two-cpus");
+  add_group(&c, 1, 2, 0, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.area_s, 1.2e6 * 1.47935e-07 / 2 + 6144 * 1.07921e-07 / 2, 1e-4);
+}
+
 /* A map that pays 10 s a task and 0.1 s a row over 10,000 rows on 100
  * CPUs: ten tasks of 1,000 rows (a tenth of the work fixed) leave 110 s
  * tasks for a job whose area is 11 s; about a hundred of 100 rows cost
@@ -877,6 +908,7 @@ int main(void)
     cmocka_unit_test(test_area_over_largest_tasks),
     cmocka_unit_test(test_fill_drain),
     cmocka_unit_test(test_setup_opens_the_window),
+    cmocka_unit_test(test_tiny_costs_solve),
     cmocka_unit_test(test_task_rows),
     cmocka_unit_test(test_source_waves),
     cmocka_unit_test(test_disk_time),
