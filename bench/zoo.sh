@@ -23,7 +23,9 @@
 #              seconds per sim, default 120), SIM_ARGS (options for every
 #              sim; default "--spill-bandwidth 500MB/s", a local SSD a node:
 #              a spill that takes no simulated time flatters the models that
-#              spill, batch above all; SIM_ARGS="" leaves spill free)
+#              spill, batch above all; SIM_ARGS="" leaves spill free),
+#              ZOO_ARGS (options for sluice zoo: --setups gives the
+#              operators on a GPU or taking batches a set-up per slot)
 # exit: 0 done (even if some runs beat the bound: read the output), 1 the
 #       zoo could not be written, 2 bad usage.
 set -euo pipefail
@@ -54,7 +56,9 @@ mkdir -p "$out/sims" "$out/cdf"
 # build folder) must not make half of them fail to start.
 cp "$sluice" "$out/.sluice.tmp" && mv "$out/.sluice.tmp" "$out/sluice"
 sluice=$out/sluice
-"$sluice" zoo --seed "$seed" --count "$count" --out "$out/cases" --quiet || exit 1
+# ZOO_ARGS: more options of sluice zoo (--setups: actor-like operators pay a set-up)
+# shellcheck disable=SC2086
+"$sluice" zoo --seed "$seed" --count "$count" --out "$out/cases" --quiet ${ZOO_ARGS:-} || exit 1
 # STORE_FACTOR=F: every node's store and memory F times the case's, the
 # rest the same (bench/zoo_memory.sh: more memory must not make a run slower)
 factor=${STORE_FACTOR:-1}

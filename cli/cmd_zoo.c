@@ -14,7 +14,7 @@
 /* What a small case's real run should take: the middle of 5 to 20 s. */
 #define SMALL_RUN_S 10.0
 
-static const char *USAGE = "sluice zoo --out DIR [--seed N] [--count K] [--small] [--quiet]";
+static const char *USAGE = "sluice zoo --out DIR [--seed N] [--count K] [--small] [--setups] [--quiet]";
 
 static const char *HELP =
   "Writes K seeded cases into DIR: case-NNN.ini (a pipeline of 2 to 6 operators and\n"
@@ -33,6 +33,9 @@ static const char *HELP =
   "                few tasks, kilobyte rows, sleep kernels. Each case is simulated\n"
   "                under streaming once written and its costs scaled until the\n"
   "                simulation takes about 10 s, which a real run follows closely\n"
+  "  --setups      operators on a GPU or taking batches pay a set-up per slot (a\n"
+  "                model load: half to five of their typical tasks), each with\n"
+  "                chance 0.7; drawn apart, so the cases are otherwise the same\n"
   "  --quiet       print nothing but errors\n"
   "\n"
   "A full case has a bound of tens to hundreds of simulated seconds and at most\n"
@@ -43,7 +46,7 @@ static const char *HELP =
   "Exit: 0 written, 1 a file could not be written (or a generated case did not\n"
   "check), 2 bad usage.\n";
 
-enum { O_OUT = 256, O_SEED, O_COUNT, O_SMALL, O_QUIET, O_HELP };
+enum { O_OUT = 256, O_SEED, O_COUNT, O_SMALL, O_SETUPS, O_QUIET, O_HELP };
 
 static int bad(const char *fmt, const char *value)
 {
@@ -100,6 +103,7 @@ int sl_cmd_zoo(int argc, char **argv)
   static const struct option opts[] = {
     {"out", required_argument, NULL, O_OUT},     {"seed", required_argument, NULL, O_SEED},
     {"count", required_argument, NULL, O_COUNT}, {"small", no_argument, NULL, O_SMALL},
+    {"setups", no_argument, NULL, O_SETUPS},
     {"quiet", no_argument, NULL, O_QUIET},       {"help", no_argument, NULL, O_HELP},
     {0}};
   sl_zoo_opts o = {.seed = 1, .count = 20, .small = false};
@@ -133,6 +137,9 @@ int sl_cmd_zoo(int argc, char **argv)
       break;
     case O_SMALL:
       o.small = true;
+      break;
+    case O_SETUPS:
+      o.setups = true;
       break;
     case O_QUIET:
       quiet = true;

@@ -618,10 +618,11 @@ static int pace_to(task_run *tr, double frac)
  * of rows_per_part rows, each at its time; with @p last, the rest too.
  * Rows of a partition not yet whole stay in @p out. */
 /* How far into its charge a task is held before its next partition goes
- * out: evenly over the attempt, or all of it first (outputs_at_end). */
+ * out: the set-up, then evenly over the rest, or all of it first
+ * (outputs_at_end): sl_emit_share(), as the simulator paces. */
 static double emit_point(const sl_decision *d, const task_run *tr)
 {
-  return d->outputs_at_end ? 1.0 : (double)(tr->parts_out + 1) / (double)tr->nparts;
+  return sl_emit_share(d->setup_s, d->work_s, d->outputs_at_end, tr->parts_out + 1, tr->nparts);
 }
 
 static int emit_parts(worker *w, const sl_decision *d, task_run *tr, sl_rows *out, bool last)

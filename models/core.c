@@ -1294,6 +1294,14 @@ int sl_core_tick(sl_core *c, double now)
   return 0;
 }
 
+double sl_emit_share(double setup_s, double work_s, bool at_end, int64_t k, int64_t n)
+{
+  if (at_end || n <= 0 || k >= n)
+    return 1.0;
+  double setup = work_s > 0 ? fmin(1.0, fmax(0.0, setup_s / work_s)) : 0.0;
+  return setup + (1.0 - setup) * (double)k / (double)n;
+}
+
 double sl_core_wakeup(const sl_core *c)
 {
   if (c->done)

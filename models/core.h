@@ -141,7 +141,8 @@ typedef struct {
  *        included) at the speed of the node's resource the operator uses
  *        (@c charge_s is that time), cuts its output into partitions of
  *        @c rows_per_part rows (the last may hold fewer), emitting them
- *        evenly over the attempt (all at its end with @c outputs_at_end),
+ *        as sl_emit_share() paces them: the set-up first, then evenly over
+ *        the rest (all at its end with @c outputs_at_end),
  *        and an all-to-all task reads @c share of
  *        every input (rows whose id modulo @c shares is @c share).
  */
@@ -244,6 +245,16 @@ int sl_core_kill(sl_core *c, double now, int op, sl_task_id *victim);
 
 /** @brief Takes the next decision. False when there is none for now. */
 bool sl_core_next(sl_core *c, sl_decision *out);
+
+/**
+ * @brief The share of a LAUNCH's charge that has passed when the @p k-th of
+ *        its @p n output partitions (k from 1) goes out: its set-up first
+ *        (@p setup_s of @p work_s: a model loads before any row comes out),
+ *        then the rest evenly; all of it with @p at_end. The one pace both
+ *        engines emit by (a LAUNCH gives the three facts: setup_s, work_s,
+ *        outputs_at_end). 1 when @p n is 0.
+ */
+double sl_emit_share(double setup_s, double work_s, bool at_end, int64_t k, int64_t n);
 
 /** @brief When the core next wants a tick; INFINITY when it does not. */
 double sl_core_wakeup(const sl_core *c);

@@ -100,7 +100,8 @@ typedef struct {
   double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
   sl_input *inputs;   /* the order's inputs, copied: where to pull them from */
   int ninputs, inputs_cap;
-  double chunk_flops; /* one execution per output partition */
+  double work_flops;  /* the attempt's whole charge */
+  double setup_s, work_s; /* the order's: sl_emit_share() paces the emissions by them */
   int64_t rows_out, emitted_rows, rows_per_flush;
   uint32_t nflush, next;
   double row_bytes, bytes_out;
@@ -295,8 +296,11 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->emitted_rows = 0;
   w->bytes_out = 0;
   w->parts_out = 0;
-  /* outputs at the end: all the work first, then every partition at once */
-  w->chunk_flops = seconds * SL_SIM_FLOPS / (w->nflush && !d->outputs_at_end ? w->nflush : 1);
+  /* the set-up first, then the rest evenly; outputs at the end: all the
+   * work first, then every partition at once (sl_emit_share()) */
+  w->work_flops = seconds * SL_SIM_FLOPS;
+  w->setup_s = d->setup_s;
+  w->work_s = d->work_s;
   w->first_chunk_only = d->outputs_at_end;
   if (sl_sim_sink_inputs(s->sink, d, &w->in) < 0)
     s->res->code = SL_ENOMEM;
@@ -636,6 +640,27 @@ static void crash_at_start(slot_t *w)
   drain(s, now);
 }
 
+/* Executes the work before the attempt's next emission: its share of the
+ * charge since the last one (sl_emit_share(): the set-up, then the rest
+ * evenly). Without a set-up, a plain n-th of it, as it always was. */
+static void execute_to_emission(slot_t *w)
+{
+  int64_t k = w->next, n = w->nflush;
+  if (w->first_chunk_only) {
+    if (k == 0)
+      execute(w, w->work_flops);
+    return;
+  }
+  if (!(w->setup_s > 0)) {
+    execute(w, w->work_flops / (double)n);
+    return;
+  }
+  double from = k ? sl_emit_share(w->setup_s, w->work_s, false, k, n) : 0;
+  double to = sl_emit_share(w->setup_s, w->work_s, false, k + 1, n);
+  if (to > from)
+    execute(w, w->work_flops * (to - from));
+}
+
 static void run_attempt(slot_t *w)
 {
   sim *s = w->s;
@@ -659,10 +684,9 @@ static void run_attempt(slot_t *w)
   if (fetched > 0)
     sl_core_note_transfer(s->core, task, fetched);
   if (w->nflush == 0)
-    execute(w, w->chunk_flops);
+    execute(w, w->work_flops);
   while (w->next < w->nflush) {
-    if (!w->first_chunk_only || w->next == 0)
-      execute(w, w->chunk_flops);
+    execute_to_emission(w);
     if (!still_mine(w, task) || !emit_next(w, task))
       return;
   }

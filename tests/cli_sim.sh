@@ -369,5 +369,34 @@ check "and names the stuck operator" grep -q "stalled: no progress for 5 s; oper
   "$tmp/stall.txt"
 check "a zero --stall-timeout is a usage error" exits 2 "$sluice" sim fig9-small --stall-timeout 0s
 
+# --- a set-up comes before the first row out ----------------------------------
+# A map that loads a model for 1 s, then takes 0.1 s a row, emitting a
+# partition a row: its first row leaves at 1.1 s in both engines (both
+# paced its rows evenly over the whole 2 s before, set-up included, so the
+# first left at 0.2 s, ahead of the set-up the bound charges).
+cat >"$tmp/setup.ini" <<'INI'
+[workload]
+name = setup-first
+target_partition = 1KB
+[src]
+kind = source
+tasks = 1
+rows_per_task = 10
+row_bytes = 1KB
+time_per_row = 1ms
+[model]
+kind = map
+time_setup = 1s
+time_per_row = 100ms
+[sink]
+kind = sink
+INI
+printf '[group one]\ncpu = 2\nmemory = 1GB\n' >"$tmp/one.ini"
+"$sluice" sim "$tmp/setup.ini" --cluster "$tmp/one.ini" --quiet --out "$tmp/setup-sim" >/dev/null 2>&1
+"$sluice" run "$tmp/setup.ini" --cluster "$tmp/one.ini" --time-scale 0.2 --quiet --out "$tmp/setup-run" >/dev/null 2>&1
+first_sim=$(field "$tmp/setup-sim/summary.csv" first_output_s) first_run=$(field "$tmp/setup-run/summary.csv" first_output_s)
+check "sim: the first row leaves after the set-up ($first_sim s)" awk -v t="$first_sim" 'BEGIN { exit !(t > 1.09 && t < 1.12) }'
+check "run: the same at 1/5 time ($first_run s)" awk -v t="$first_run" 'BEGIN { exit !(t > 0.218 && t < 0.26) }'
+
 echo "$fails failed"
 exit $((fails > 0))

@@ -235,6 +235,54 @@ static void check_zoo(uint64_t seed, int count, bool small, coverage *cov)
 
 /* Seeds 1 to 3, 20 cases each: every case loads, fits, plans and bounds,
  * and the zoo as a whole covers what it promises. */
+/* --setups: the same cases plus a set-up on some operators that run on a
+ * GPU or take batches (and on no other), and bounds no lower for it. */
+static void test_setups(void **state)
+{
+  (void)state;
+  char a[64], b[64], pa[256], pb[256], err[512];
+  make_tmp(a, sizeof a, "plain");
+  make_tmp(b, sizeof b, "setups");
+  write_zoo(a, 7, 12, false, NULL);
+  sl_zoo_opts o = {.seed = 7, .count = 12, .setups = true};
+  assert_int_equal(sl_zoo_write(&o, b, NULL, err, sizeof err), 0);
+  int with = 0;
+  for (int i = 1; i <= 12; i++) {
+    static sl_workload wa, wb;
+    sl_cluster c;
+    case_path(pa, sizeof pa, a, i, false);
+    case_path(pb, sizeof pb, b, i, false);
+    assert_int_equal(sl_workload_load(pa, &wa, err, sizeof err), 0);
+    assert_int_equal(sl_workload_load(pb, &wb, err, sizeof err), 0);
+    assert_int_equal(wa.nops, wb.nops);
+    for (int k = 0; k < wa.nops; k++) {
+      const sl_op_spec *x = &wa.ops[k], *y = &wb.ops[k];
+      assert_true(x->time_per_row == y->time_per_row && x->time_per_task == y->time_per_task &&
+                  x->cpu == y->cpu && x->gpu == y->gpu && x->time_setup == 0);
+      if (y->time_setup > 0) {
+        with++;
+        assert_true(y->gpu > 0 || y->kind == SL_OP_MAP_BATCHES);
+      }
+    }
+    case_path(pa, sizeof pa, a, i, true);
+    case_path(pb, sizeof pb, b, i, true);
+    assert_true(same_file(pa, pb));
+    assert_int_equal(sl_cluster_load(pa, &c, err, sizeof err), 0);
+    sl_plan p, q;
+    sl_plan_opts po = {0};
+    sl_bound ba, bb;
+    assert_int_equal(sl_plan_build(&p, &wa, &po, err, sizeof err), 0);
+    assert_int_equal(sl_plan_build(&q, &wb, &po, err, sizeof err), 0);
+    assert_int_equal(sl_bound_compute(&p, &c, &ba), 0);
+    assert_int_equal(sl_bound_compute(&q, &c, &bb), 0);
+    assert_true(bb.jct_s >= ba.jct_s * (1 - 1e-9));
+    sl_cluster_free(&c);
+  }
+  assert_true(with > 0);
+  remove_dir(a);
+  remove_dir(b);
+}
+
 static void test_cases_load_and_plan(void **state)
 {
   (void)state;
@@ -390,6 +438,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_deterministic),
+    cmocka_unit_test(test_setups),
     cmocka_unit_test(test_cases_load_and_plan),
     cmocka_unit_test(test_small_cases),
     cmocka_unit_test(test_measured_small_cases),

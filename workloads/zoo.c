@@ -219,6 +219,7 @@ typedef struct {
   double storage_factor;     /* storage bandwidth / the read rate at target_s */
   double nic_factor;         /* smallest NIC / the estimated per-node traffic */
   bool spread;
+  bool setups;               /* actor-like operators pay a set-up per slot */
   double bound_s;            /* of the draft, for the comments */
   double measured_s;         /* the measure's last word, 0: none */
   double run_scale;          /* costs scaled by the measure */
@@ -773,6 +774,7 @@ static void scale_costs(sl_workload *w, double f)
     op->time_per_row *= f;
     op->time_per_batch *= f;
     op->time_per_byte *= f;
+    op->time_setup *= f;
   }
 }
 
@@ -851,12 +853,35 @@ static int size_cluster(zcase *z, zrng *r)
   return 0;
 }
 
-static int draw_case(zcase *z, int index, uint64_t zoo_seed, bool small)
+/* Set-ups of the operators that stand for actors: those on a GPU and
+ * those that take batches, each with chance 0.7, half to five times its
+ * typical task. A stream of draws of its own: a zoo with set-ups is the
+ * zoo without them, plus the set-ups. */
+static void draw_setups(zcase *z)
+{
+  sl_plan p;
+  if (!z->setups || build_plan(z, &p))
+    return;
+  zrng r = {z->seed ^ 0x5e7095e7095e7095ULL};
+  for (int i = 0; i < z->w.nops && z->w.ops[i].kind != SL_OP_SINK; i++) {
+    sl_op_spec *op = &z->w.ops[i];
+    bool actor = op->gpu > 0 || op->kind == SL_OP_MAP_BATCHES;
+    double u = zr_unif(&r);
+    if (!actor || !zr_chance(&r, 0.7))
+      continue;
+    int k = phys_of(&p, i);
+    double task = sl_plan_task_time(&p.ops[k], sl_plan_typical_rows(&p, k));
+    op->time_setup = round_sig(task * (0.5 + 4.5 * u), 3);
+  }
+}
+
+static int draw_case(zcase *z, int index, uint64_t zoo_seed, bool small, bool setups)
 {
   memset(z, 0, sizeof *z);
   z->index = index;
   z->seed = sl_zoo_case_seed(zoo_seed, index);
   z->small = small;
+  z->setups = setups;
   zrng r = {z->seed};
   draw_cluster(z, &r);
   draw_pipeline(z, &r);
@@ -870,7 +895,9 @@ static int draw_case(zcase *z, int index, uint64_t zoo_seed, bool small)
   draw_costs(z, &r);
   if ((rc = lengthen(z)))
     return rc;
-  return size_cluster(z, &r);
+  rc = size_cluster(z, &r);
+  draw_setups(z);
+  return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -954,6 +981,7 @@ static void write_op(FILE *f, const zcase *z, const sl_op_spec *op)
   put_time(f, "time_per_row", op->time_per_row);
   put_time(f, "time_per_batch", op->time_per_batch);
   put_time(f, "time_per_mb", op->time_per_byte * 1e6);
+  put_time(f, "time_setup", op->time_setup);
   if (op->time_spread > 0)
     fprintf(f, "time_spread = %g\n", op->time_spread);
   if (op->concurrency > 0)
@@ -1282,7 +1310,7 @@ static int one_case(const sl_zoo_opts *o, const char *dir, int index, zcase *z, 
                     char *err, size_t errlen)
 {
   char wname[64], cname[64], wpath[1100], cpath[1100];
-  int rc = draw_case(z, index, o->seed, o->small);
+  int rc = draw_case(z, index, o->seed, o->small, o->setups);
   if (rc) {
     snprintf(err, errlen, "case %d of seed %llu: cannot size the draft: %s (a bug of "
              "workloads/zoo.c)", index, (unsigned long long)o->seed, sl_strerror(rc));

@@ -60,6 +60,10 @@ typedef struct {
   uint64_t seed; /**< the zoo's seed (below 2^63) */
   int count;     /**< cases 1..count, 1 to SL_ZOO_MAX_COUNT */
   bool small;    /**< cases sized for a real run on this machine */
+  /** Give the operators that stand for actors (a GPU, or batches) a set-up
+   *  per slot, as a model load: half to five of its typical tasks' time,
+   *  drawn from a stream of its own, so the other draws stay as they are. */
+  bool setups;
   /** NULL: costs are scaled to the bound alone. Else every case is measured
    *  once written, and its costs scaled again (at most 3 times, by 1/16 to
    *  16 in all) until it measures within 25% of run_target_s: the bound
