@@ -37,10 +37,14 @@ if command -v script >/dev/null; then
 fi
 
 # a system's costs: Spark's Java-Python crossing of every 9.6 MB frame makes
-# the GPUs' share of the work larger, and 5 g5.xlarge no longer reach 100/s
-"$sluice" capacity "${search[@]}" --profile spark --out p >p.txt 2>&1
+# the GPUs' share of the work larger: 5 g5.xlarge, which reach 120/s with
+# no system cost, stay near 100/s under spark (by the bound alone)
+faster=(video --node-types aws --only g5.xlarge,m7i.2xlarge --max g5.xlarge=5 --max m7i.2xlarge=3
+        --target-throughput 120)
+check "120/s is in reach with no system cost" exits 0 "$sluice" capacity "${faster[@]}" --out i --quiet
+"$sluice" capacity "${faster[@]}" --profile spark --out p >p.txt 2>&1
 rc=$?
-check "with --profile spark the same target is out of reach (exit $rc)" test $rc -eq 1
+check "with --profile spark it is out of reach (exit $rc)" test $rc -eq 1
 check "and the bound says so before any simulation" grep -q "the bound of every feasible one misses the target" p.txt
 check "a bad profile exits 2" exits 2 "$sluice" capacity "${search[@]}" --profile nosuch --out q
 
