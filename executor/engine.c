@@ -1179,18 +1179,11 @@ static bool has_gpu_op(const sl_plan *p)
   return false;
 }
 
-/* valsort's verdict on a complete sort: the partitions' key ranges, and the
- * records against gensort's (regenerated from the seed). A wrong output
- * fails the run. */
-static void check_sorted_output(engine *e, sl_summary *s)
+/* The sink's verdict in summary.csv's output_check: passed, or failed (the
+ * run too, with @p what's reason). A run that did not complete is not
+ * checked, unless a delivered partition failed already. */
+static void record_verdict(engine *e, sl_summary *s, int rc, const char *what, const char *why)
 {
-  const sl_pop *src = &e->plan->ops[0];
-  if (!s->complete || e->fail_code) {
-    snprintf(s->output_check, sizeof s->output_check, "%s", e->sort_check_failed ? "failed" : "not_checked");
-    return;
-  }
-  int rc = sl_sort_check_finish(e->sort_check, e->plan->workload->seed, src->tasks, src->rows_per_task,
-                                sl_sink_rows(e->sink), sl_sink_checksum(e->sink));
   if (rc == 0) {
     snprintf(s->output_check, sizeof s->output_check, "passed");
     return;
@@ -1198,9 +1191,29 @@ static void check_sorted_output(engine *e, sl_summary *s)
   snprintf(s->output_check, sizeof s->output_check, "failed");
   s->complete = false;
   e->fail_code = rc;
-  snprintf(e->fail_msg, sizeof e->fail_msg, "sort check: %s",
-           rc == SL_ENOMEM ? "out of memory" : sl_sort_check_error(e->sort_check));
+  snprintf(e->fail_msg, sizeof e->fail_msg, "%s check: %s", what, rc == SL_ENOMEM ? "out of memory" : why);
   snprintf(s->note, sizeof s->note, "%.300s", e->fail_msg);
+}
+
+static bool checkable(const engine *e, sl_summary *s, bool failed_on_delivery)
+{
+  if (s->complete && !e->fail_code)
+    return true;
+  snprintf(s->output_check, sizeof s->output_check, "%s", failed_on_delivery ? "failed" : "not_checked");
+  return false;
+}
+
+/* valsort's verdict on a complete sort: the partitions' key ranges, and the
+ * records against gensort's (regenerated from the seed). A wrong output
+ * fails the run. */
+static void check_sorted_output(engine *e, sl_summary *s)
+{
+  const sl_pop *src = &e->plan->ops[0];
+  if (!checkable(e, s, e->sort_check_failed))
+    return;
+  int rc = sl_sort_check_finish(e->sort_check, e->plan->workload->seed, src->tasks, src->rows_per_task,
+                                sl_sink_rows(e->sink), sl_sink_checksum(e->sink));
+  record_verdict(e, s, rc, "sort", sl_sort_check_error(e->sort_check));
 }
 
 /* A groupby's verdict on a complete run: every group once, with the
@@ -1209,21 +1222,10 @@ static void check_sorted_output(engine *e, sl_summary *s)
 static void check_grouped_output(engine *e, sl_summary *s)
 {
   const sl_pop *src = &e->plan->ops[0];
-  if (!s->complete || e->fail_code) {
-    snprintf(s->output_check, sizeof s->output_check, "%s", e->group_check_failed ? "failed" : "not_checked");
+  if (!checkable(e, s, e->group_check_failed))
     return;
-  }
   int rc = sl_group_check_finish(e->group_check, e->plan->workload->seed, src->tasks, src->rows_per_task);
-  if (rc == 0) {
-    snprintf(s->output_check, sizeof s->output_check, "passed");
-    return;
-  }
-  snprintf(s->output_check, sizeof s->output_check, "failed");
-  s->complete = false;
-  e->fail_code = rc;
-  snprintf(e->fail_msg, sizeof e->fail_msg, "group check: %s",
-           rc == SL_ENOMEM ? "out of memory" : sl_group_check_error(e->group_check));
-  snprintf(s->note, sizeof s->note, "%.300s", e->fail_msg);
+  record_verdict(e, s, rc, "group", sl_group_check_error(e->group_check));
 }
 
 /* The key size of the groupby just before a sink that checks one. */
