@@ -98,6 +98,23 @@ static sl_core_opts model(const char *name)
 /* The paper's worked example: load -> transform (12 s, doubles the data)
  * -> inference (2 s per source-sized partition) on 8 CPU + 4 GPU, with two
  * source tasks running: P = 12/6 + 2/4 * 2 = 3 s per source partition. */
+/* The pace both engines emit a task's partitions by: its set-up first,
+ * then the rest of its charge evenly; all at the end when outputs come at
+ * the end. A task of 4 s whose first 1 s is set-up, 3 partitions: out at
+ * 2, 3 and 4 s (evenly over the whole, they left at 1.33, 2.67 and 4). */
+static void test_emit_share(void **state)
+{
+  (void)state;
+  assert_float_equal(sl_emit_share(1, 4, false, 1, 3), 0.5, 1e-12);
+  assert_float_equal(sl_emit_share(1, 4, false, 2, 3), 0.75, 1e-12);
+  assert_float_equal(sl_emit_share(1, 4, false, 3, 3), 1.0, 1e-12);
+  assert_float_equal(sl_emit_share(0, 4, false, 1, 4), 0.25, 1e-12); /* no set-up: evenly */
+  assert_float_equal(sl_emit_share(1, 4, true, 1, 3), 1.0, 1e-12);   /* at the end */
+  assert_float_equal(sl_emit_share(0, 0, false, 1, 2), 0.5, 1e-12);  /* no work: evenly, harmless */
+  assert_float_equal(sl_emit_share(5, 4, false, 1, 2), 1.0, 1e-12);  /* a set-up past the work: clamped */
+  assert_float_equal(sl_emit_share(1, 4, false, 0, 0), 1.0, 1e-12);  /* no partitions */
+}
+
 static void test_algorithm2_worked_example(void **state)
 {
   (void)state;
@@ -1469,6 +1486,7 @@ static void test_deterministic(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_emit_share),
     cmocka_unit_test(test_algorithm2_worked_example),
     cmocka_unit_test(test_reservation_example),
     cmocka_unit_test(test_fig9_small_every_model_completes),
