@@ -31,6 +31,7 @@
 #include "models/error.h"
 #include "results/events.h"
 #include "results/failure.h"
+#include "workloads/kernel_registry.h"
 #include "workloads/kernels.h"
 #include "workloads/kernels/gemm_cuda.h"
 #include "workloads/sink.h"
@@ -1228,6 +1229,18 @@ static void check_grouped_output(engine *e, sl_summary *s)
   record_verdict(e, s, rc, "group", sl_group_check_error(e->group_check));
 }
 
+/* Whether some operator's kernel makes the rows its data has, so that the
+ * plan's sink rows are an estimate (sl_kernel_info.data_rows). */
+static bool rows_estimated(const sl_workload *wl)
+{
+  for (int i = 0; i < wl->nops; i++) {
+    const sl_kernel_info *k = wl->ops[i].kernel[0] ? sl_kernel_info_find(wl->ops[i].kernel) : NULL;
+    if (k && k->data_rows)
+      return true;
+  }
+  return false;
+}
+
 /* The key size of the groupby just before a sink that checks one. */
 static int grouped_key_bytes(const sl_workload *wl)
 {
@@ -1415,9 +1428,9 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   fill_summary(&e, summary, jct);
   summary->startup_s = startup;
   summary->time_scale = opts->time_scale;
-  /* a groupby makes the groups its records have, which the plan can only
-   * estimate: its check counts them instead, group by group */
-  if (summary->complete && !e.group_check &&
+  /* a kernel that makes the rows its data has (a groupby: a row per group)
+   * leaves the plan only an estimate of the rows; a check counts them */
+  if (summary->complete && !rows_estimated(plan->workload) &&
       !sl_rejected_rows_add_up(&e.rejected, summary->rows, summary->expected_rows)) {
     summary->complete = false;
     snprintf(summary->note, sizeof summary->note, "the sink got %.0f rows of %.0f (%lld rejected)", summary->rows,

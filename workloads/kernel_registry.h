@@ -20,6 +20,9 @@ typedef struct {
   const char *params[SL_KERNEL_MAX_PARAMS + 1]; /**< NULL-terminated */
   bool whole_task; /**< needs every row of a task before its first output (a sort): an engine
                         gathers the rows, and the outputs come at the task's end */
+  bool data_rows;  /**< makes the rows its data has (a row per group): the operator's
+                        rows_out_per_row is the model's estimate, not a factor the kernel
+                        applies, and a real run is not held to the rows it predicts */
 } sl_kernel_info;
 
 /** @brief The kernel called @p name, or NULL. Static storage. */

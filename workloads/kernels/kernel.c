@@ -143,10 +143,10 @@ static int resolve(sl_kernel *k, const char *name, const sl_kernel_args *a, char
     if (rc)
       return rc;
   }
-  /* groupby makes a row per group it finds: its rows_out_per_row is the
-   * model's estimate, not a factor the kernel applies */
-  int rc = strcmp(name, "groupby") == 0 ? resolve_expansion(1, &k->expand, &k->keep_every, err, errlen)
-                                        : resolve_expansion(a->rows_out_per_row, &k->expand, &k->keep_every, err, errlen);
+  /* a kernel that makes the rows its data has (a row per group): its
+   * rows_out_per_row is the model's estimate, not a factor it applies */
+  double factor = sl_kernel_info_find(name)->data_rows ? 1 : a->rows_out_per_row;
+  int rc = resolve_expansion(factor, &k->expand, &k->keep_every, err, errlen);
   if (rc)
     return rc;
   if (!(a->out_row_bytes >= 0 && a->out_row_bytes <= UINT32_MAX)) {
