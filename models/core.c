@@ -412,6 +412,7 @@ void sl_core_free(sl_core *c)
   for (int i = 0; i < c->nops; i++) {
     sl__idq_free(&c->ops[i].inq);
     sl__idq_free(&c->ops[i].retryq);
+    free(c->ops[i].run_ids);
   }
   sl__idq_free(&c->blocked);
   free(c->nodes);
@@ -591,11 +592,16 @@ static bool first_on_slot(sl_core *c, const sl_decision *d)
   return first;
 }
 
+double sl__slot_speed(const sl_core *c, int op, int node)
+{
+  const sl_node_group *g = sl_cluster_node_group(c->cluster, node);
+  double speed = c->plan->ops[op].gpu > 0 ? g->gpu_speed : g->cpu_speed;
+  return speed > 0 ? speed : 1;
+}
+
 static void work_order(sl_core *c, sl_decision *d, sl__task *o, int node)
 {
   const sl_pop *op = &c->plan->ops[d->op];
-  const sl_node_group *g = sl_cluster_node_group(c->cluster, node);
-  double speed = op->gpu > 0 ? g->gpu_speed : g->cpu_speed;
   d->rows_per_part = sl_plan_rows_per_part(op, d->target_bytes);
   d->out_rows = o->out_rows;
   d->out_parts = d->out_rows <= 0                  ? 0
@@ -606,7 +612,7 @@ static void work_order(sl_core *c, sl_decision *d, sl__task *o, int node)
   d->fresh = first_on_slot(c, d);
   d->setup_s = d->fresh ? op->time_setup : 0;
   d->work_s = sl_plan_task_time(op, (double)d->rows) * d->spread + d->setup_s;
-  d->speed = speed > 0 ? speed : 1;
+  d->speed = sl__slot_speed(c, d->op, node);
   d->charge_s = d->work_s / d->speed;
   /* a kill that found nothing of this operator running takes this attempt */
   int k = c->pending_kills[d->op + 1] > 0 ? d->op + 1 : c->pending_kills[0] > 0 ? 0 : -1;
@@ -617,6 +623,21 @@ static void work_order(sl_core *c, sl_decision *d, sl__task *o, int node)
   d->shares = o->share >= 0 && op->kind == SL_OP_ALL_TO_ALL && op->tasks > 1 ? op->tasks : 1;
   if (d->shares == 1)
     d->share = 0;
+}
+
+/* Room in @p op's running list for one more attempt. */
+static int reserve_running(sl_core *c, int op)
+{
+  sl__op *s = &c->ops[op];
+  if ((uint32_t)s->running < s->run_cap)
+    return 0;
+  uint32_t ncap = s->run_cap ? 2 * s->run_cap : 16;
+  uint32_t *ids = realloc(s->run_ids, sizeof *ids * ncap);
+  if (!ids)
+    return SL_ENOMEM;
+  s->run_ids = ids;
+  s->run_cap = ncap;
+  return 0;
 }
 
 /* Room for the facts of @p n inputs, so that sl_core_next() never allocates. */
@@ -677,7 +698,7 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   sl__task *t = &c->tasks[id];
   sl__task *o = sl__origin_of(c, t);
   const sl_pop *op = &c->plan->ops[t->op];
-  if (reserve_launch_in(c, o->ninputs) < 0) {
+  if (reserve_launch_in(c, o->ninputs) < 0 || reserve_running(c, t->op) < 0) {
     sl__push_fail(c, SL_ENOMEM); /* the job ends; no order goes out without its facts */
     return;
   }
@@ -699,6 +720,8 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   c->free_cpu -= op->cpu;
   c->free_gpu -= op->gpu;
   c->free_slots--;
+  t->run_pos = (uint32_t)c->ops[t->op].running;
+  c->ops[t->op].run_ids[t->run_pos] = id;
   c->ops[t->op].running++;
   nd->op_running[t->op]++;
   accrue_usage(c, t->op, now);
@@ -711,6 +734,7 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
                    .target_bytes = c->policy->target_bytes(c, t->op), .part = SL_NONE};
   work_order(c, &d, o, node);
   t->out_parts = d.out_parts > 0 && d.out_parts < UINT32_MAX ? (uint32_t)d.out_parts : 0;
+  t->charge_end = now + d.charge_s;
   sl__push(c, &d);
 }
 
@@ -733,6 +757,10 @@ void sl__release(sl_core *c, sl__task *t)
     c->free_gpu += t->gpu;
     c->free_slots++;
   }
+  sl__op *s = &c->ops[t->op];
+  uint32_t last = s->run_ids[s->running - 1];
+  s->run_ids[t->run_pos] = last; /* the last one takes its place */
+  c->tasks[last].run_pos = t->run_pos;
   c->ops[t->op].running--;
   c->ops[t->op].running_out_bytes -= t->out_bytes;
   nd->op_running[t->op]--;

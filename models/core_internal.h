@@ -82,6 +82,8 @@ typedef struct {
   double pending_bytes;/**< size of the refused emission */
   double out_bytes;    /**< bytes emitted by this attempt */
   double cpu, gpu;     /**< resources held while running */
+  double charge_end;   /**< while running: when its work order's charge ends, at its speed */
+  uint32_t run_pos;    /**< while running: its index in its operator's running list */
 } sl__task;
 
 typedef struct {
@@ -116,6 +118,8 @@ typedef struct {
                             policy averages holdings over a period with */
   double used_at;
   double running_out_bytes; /**< emitted so far by the running attempts */
+  uint32_t *run_ids;       /**< the running attempts, in no order (sl__task.run_pos) */
+  uint32_t run_cap;        /**< room in run_ids */
   /* estimates, refreshed from observations */
   int64_t nobs;
   double est_time, est_out_bytes, est_in_bytes, est_out_parts, est_in_rows;
@@ -374,6 +378,8 @@ sl_task_id sl__take_rows(struct sl_core_s *c, int op, int64_t max_rows, int near
 /** @brief How many tasks of @p op the live cluster could run at once (at
  *  least 1): its class's capacity over its request, within its cap. */
 double sl__op_instances(const struct sl_core_s *c, int op);
+/** @brief The speed of node @p node's slots of @p op's class (1 when unset). */
+double sl__slot_speed(const struct sl_core_s *c, int op, int node);
 /** @brief Input rows a task of @p op needs for its fixed per-task time to
  *  be at most a tenth of its per-row work (0: no per-task time). */
 double sl__amortising_rows(const struct sl_core_s *c, int op);

@@ -54,7 +54,16 @@ typedef struct {
   /* Algorithm 2's period: each operator's slot-seconds at its start */
   double period_start;
   double used_mark[SL_MAX_OPS][2];
+  struct fill_slot *fill;         /* streaming-plus: scratch of fill_horizon() */
+  uint32_t fill_cap;
 } streaming_state;
+
+/* A slot as fill_horizon() sees it: doing rows from @c from (when it is
+ * free and has paid a task's fixed charge) at @c speed. */
+struct fill_slot {
+  double from;
+  double speed;
+};
 
 /* Static allocation lives with the stream model's placement. */
 int sl__static_init(sl_core *c, char *err, size_t errlen);
@@ -645,20 +654,124 @@ static bool waits_to_amortise(const sl_core *c, int op)
 }
 
 static double useful_instances(const sl_core *c, int i);
+static double group_speed(const sl_core *c, int op, const sl_node_group *g);
+static double speed_on(const sl_core *c, int op, int n);
 
-/* streaming-plus: the rows a task of batch operator @p op whose batches
- * cost time should take, with @p left rows of its input still to launch
- * (batch_share_rows), and now (batch_rows_wanted). Whole batches while
- * there are at least as many of them left as slots to run them; fewer
- * rows once there are not, so every slot gets a share (the bound's
- * critical path assumes as much: zoo case 197's last 55 batches of 256
- * rows ran 47 s each on 30 of 122 GPUs). Never below the rows that make
- * the batch's fixed time half the work. batch_rows_wanted() is 0 for an
- * operator that is not such, or outside streaming-plus. */
-static double batch_share_rows(const sl_core *c, int op, double left)
+/* The summed speeds of the slots @p op may use, within its share of the
+ * bound's allocation (useful_instances()). */
+static double useful_speed(const sl_core *c, int op)
 {
   const sl_pop *o = &c->plan->ops[op];
-  double share = ceil(left / useful_instances(c, op));
+  bool gpu = o->gpu > 0;
+  double request = gpu ? o->gpu : o->cpu;
+  double sum = 0, n = 0;
+  for (int g = 0; g < c->cluster->ngroups; g++) {
+    if (!((c->op_groups[op] >> g) & 1u))
+      continue;
+    double slots = request > 0 ? (gpu ? c->group_alive_gpu[g] : c->group_alive_cpu[g]) / request : 0;
+    sum += slots * group_speed(c, op, &c->cluster->groups[g]);
+    n += slots;
+  }
+  return n > 0 ? sum * fmin(1, useful_instances(c, op) / n) : useful_instances(c, op);
+}
+
+static int by_from(const void *a, const void *b)
+{
+  double x = ((const struct fill_slot *)a)->from, y = ((const struct fill_slot *)b)->from;
+  return (x > y) - (x < y);
+}
+
+/* The time H at which @p op's slots, each starting one more task of
+ * fixed charge @p fixed when its running task ends (a free one now),
+ * together do @p left more rows: the sum over slots of max(0, (H - free)
+ * * speed - fixed) / time_per_row is left. The slots are those running it
+ * (free when their work orders' charges end) and the free ones it may
+ * take: its share of the allocation's slots not running it, or the free
+ * slots of its class where there are more (under_cap() lets it past its
+ * share into slots nobody else waits for), within its cap; the one asking
+ * is of @p speed_here, the other free ones of @p mean_speed. Summed slot
+ * by slot, not as a fluid average over them: the work running on a slow
+ * slot past H cannot move to a fast one. -1 when the scratch cannot grow. */
+static double fill_horizon(const sl_core *c, int op, double left, double fixed, double speed_here,
+                           double mean_speed)
+{
+  const sl__op *s = &c->ops[op];
+  const sl_pop *o = &c->plan->ops[op];
+  streaming_state *st = state(c);
+  double request = o->gpu > 0 ? o->gpu : o->cpu;
+  double free_slots = request > 0 ? floor((o->gpu > 0 ? c->free_gpu : c->free_cpu) / request + EPS) : 1;
+  double idle = fmax(useful_instances(c, op) - s->running, free_slots);
+  idle = fmax(1, fmin(idle, sl__op_instances(c, op) - s->running));
+  uint32_t n = (uint32_t)s->running + 2;
+  if (n > st->fill_cap) {
+    struct fill_slot *f = realloc(st->fill, sizeof *f * n);
+    if (!f)
+      return -1;
+    st->fill = f;
+    st->fill_cap = n;
+  }
+  for (int i = 0; i < s->running; i++) {
+    const sl__task *t = &c->tasks[s->run_ids[i]];
+    double sp = sl__slot_speed(c, op, t->node);
+    st->fill[i] = (struct fill_slot){fmax(c->now, t->charge_end) + fixed / sp, sp};
+  }
+  /* the one asking, and the other free ones as one slot of their summed
+   * speed (slots that join at the same time add up) */
+  st->fill[s->running] = (struct fill_slot){c->now + fixed / speed_here, speed_here};
+  st->fill[s->running + 1] = (struct fill_slot){c->now + fixed / mean_speed, (idle - 1) * mean_speed};
+  qsort(st->fill, n, sizeof *st->fill, by_from);
+  /* sweep the slots in the order they join: with k of them working,
+   * rows(H) = (H * speeds - sum(from * speed)) / per_row */
+  double speeds = 0, weighted = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    speeds += st->fill[k].speed;
+    weighted += st->fill[k].from * st->fill[k].speed;
+    if (!(speeds > 0))
+      continue;
+    double h = (left * o->time_per_row + weighted) / speeds;
+    if (k + 1 == n || h <= st->fill[k + 1].from)
+      return h;
+  }
+  return c->now;
+}
+
+/* The rows a task of batch operator @p op starting now on node @p n
+ * should take, with @p left rows of its input still to launch: on a node
+ * (@p n >= 0), the rows its slot does by fill_horizon(), the time at which
+ * every slot the operator may use, each after the task it runs, would end
+ * those rows together; for no node in particular (@p n < 0: whether a
+ * task may start, and the partitions cut for it), an even split over the
+ * slots. By slot count alone, the slow GPUs of zoo seed 1 case 2 (speed
+ * 0.47 against 1.2) got as many rows as the fast ones, and the tail was
+ * cut into small tasks while the slow ones still ran: 36.8% of the bound,
+ * 61.8% with this. */
+static double balanced_share_rows(const sl_core *c, int op, double left, int n)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  double slots = useful_instances(c, op);
+  if (n < 0 || !(o->time_per_row > 0))
+    return ceil(left / slots);
+  double fixed = o->time_per_task + o->time_per_batch;
+  double speed = speed_on(c, op, n);
+  double end = fill_horizon(c, op, left, fixed, speed, useful_speed(c, op) / slots);
+  if (end < 0)
+    return ceil(left / slots); /* no scratch: the even split */
+  return ceil(fmax(0, (end - c->now) * speed - fixed) / o->time_per_row);
+}
+
+/* streaming-plus: the rows a task of batch operator @p op whose batches
+ * cost time should take on node @p n (-1: not chosen yet), with @p left
+ * rows of its input still to launch (batch_share_rows), and now
+ * (batch_rows_wanted). Whole batches while there are enough left to keep
+ * every slot busy (balanced_share_rows); fewer rows once there are not,
+ * so every slot gets a share (the bound's critical path assumes as much:
+ * zoo case 197's last 55 batches of 256 rows ran 47 s each on 30 of 122
+ * GPUs). Never below the rows that make the batch's fixed time half the
+ * work. batch_rows_wanted() is 0 for an operator that is not such, or
+ * outside streaming-plus. */
+static double batch_share_rows(const sl_core *c, int op, double left, int n)
+{
+  const sl_pop *o = &c->plan->ops[op];
   double floor_rows = o->time_per_row > 0 ? ceil(o->time_per_batch / o->time_per_row) : o->batch_size;
   /* the bound's cut, where it found one, may be finer: a batch that costs
    * 64 s fixed and 1.1 s a row, cut at half its work fixed, made 57-row
@@ -666,17 +779,18 @@ static double batch_share_rows(const sl_core *c, int op, double left)
    * 0.68 (zoo seed 1 case 104: 40.1% of the bound; 47.5% at the cut) */
   if (c->ops[op].task_rows > 0)
     floor_rows = fmin(floor_rows, c->ops[op].task_rows);
+  double share = balanced_share_rows(c, op, left, n);
   return fmin(o->batch_size, fmax(share, floor_rows));
 }
 
-static int64_t batch_rows_wanted(const sl_core *c, int op)
+static int64_t batch_rows_wanted(const sl_core *c, int op, int n)
 {
   const sl_pop *o = &c->plan->ops[op];
   if (!c->opts.streaming.bound_shares || op == 0 || o->batch_size <= 0 || !(o->time_per_batch > 0) ||
       o->kind == SL_OP_ALL_TO_ALL)
     return 0;
   double expected = (double)c->plan->source_rows * c->plan->ops[op - 1].alpha_rows;
-  double rows = batch_share_rows(c, op, expected - (double)c->ops[op].rows_launched);
+  double rows = batch_share_rows(c, op, expected - (double)c->ops[op].rows_launched, n);
   return rows >= 1 ? (int64_t)rows : 1;
 }
 
@@ -694,7 +808,7 @@ static bool has_input(const sl_core *c, int op)
     /* wait for a full batch unless nothing more is coming (a batch that
      * streaming-plus cuts does not wait: rows held back for a batch hold
      * store room that the operators upstream need, zoo case 154) */
-    int64_t split = batch_rows_wanted(c, op);
+    int64_t split = batch_rows_wanted(c, op, -1);
     double want = split > 0 ? split : o->batch_size;
     int64_t rows = 0;
     for (uint32_t k = 0; k < sl__idq_len(&s->inq) && rows < want; k++)
@@ -799,7 +913,7 @@ static sl_task_id make_task(sl_core *c, int op, int near)
   }
   if (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL)
     return sl__make_reducers(c, op);
-  int64_t rows = batch_rows_wanted(c, op);
+  int64_t rows = batch_rows_wanted(c, op, near);
   if (rows > 0 && rows < c->plan->ops[op].batch_size)
     return sl__take_rows(c, op, rows, near);
   return sl__take_inputs(c, op, sl__gathers(c, op), splits_batches(c, op), near);
@@ -1534,7 +1648,7 @@ static double fine_partition_bytes(const sl_core *c, int i, bool last_wave)
    * and there are fewer than slots (zoo case 45: partitions of 260 rows
    * for tasks that wanted 45, 38.8% of the bound; 54.2% with 45) */
   if (next->batch_size > 0 && !sl__batch_free(c, i + 1))
-    rows = fmax(rows, batch_share_rows(c, i + 1, rows_in));
+    rows = fmax(rows, batch_share_rows(c, i + 1, rows_in, -1));
   return fmax(rows, 1) * row_bytes;
 }
 
@@ -1586,8 +1700,10 @@ static void streaming_fini(sl_core *c)
 {
   if (c->opts.streaming.static_alloc)
     sl__static_fini(c);
-  if (c->pstate)
+  if (c->pstate) {
     free(state(c)->spill_disk_s);
+    free(state(c)->fill);
+  }
   free(c->pstate);
   c->pstate = NULL;
 }

@@ -1026,6 +1026,69 @@ static void test_plus_cuts_free_batches(void **state)
   sl_cluster_free(&cl);
 }
 
+/* Batches that cost time on GPUs of unequal speeds (zoo seed 1 case 2,
+ * smaller): streaming-plus sizes a batch task by what its slot does by
+ * the time every slot would end the rows left together (fill_horizon()),
+ * so a slow GPU gets fewer rows than a fast one. Split by slot count, the
+ * slow GPUs (0.47 against 1.2) got more than the fast ones and ended
+ * the job long after them: 184 s, 47% of the bound (120 s, 72%, now). */
+static void test_plus_batches_by_speed(void **state)
+{
+  (void)state;
+  sl_workload w = {0};
+  w.target_partition_bytes = 1 * MB;
+  sl_op_spec *src = add_op(&w, "gen", SL_OP_SOURCE, 1, 0);
+  src->tasks = 2000;
+  src->rows_per_task = 4;
+  src->out_row_bytes = 4.76e3;
+  src->time_per_row = 0.4;
+  sl_op_spec *i = add_op(&w, "infer", SL_OP_MAP_BATCHES, 0, 1);
+  i->batch_size = 512;
+  i->time_per_task = 7.9;
+  i->time_per_batch = 11.3;
+  i->time_per_row = 0.106;
+  i->out_row_bytes = 595;
+  add_op(&w, "sink", SL_OP_SINK, 0, 0);
+  sl_plan plan;
+  build(&plan, &w);
+
+  sl_cluster cl;
+  many_nodes(&cl, 4, 32, 2, 18 * MB);
+  sl_cluster_free(&cl);
+  cl.groups[0].gpu_speed = 1.2;
+  cl.groups[1] = cl.groups[0];
+  snprintf(cl.groups[1].name, SL_NAME_MAX, "slow");
+  cl.groups[1].count = 2;
+  cl.groups[1].cpu = 4;
+  cl.groups[1].gpu = 4;
+  cl.groups[1].gpu_speed = 0.47;
+  cl.groups[1].store_bytes = 4 * MB;
+  cl.ngroups = 2;
+  assert_int_equal(sl_cluster_expand(&cl), 0);
+
+  sl_bound b;
+  assert_int_equal(sl_bound_compute(&plan, &cl, &b), 0);
+  sl_core_opts o = model("streaming-plus");
+  harness h = {0};
+  double jct = h_run(&h, &plan, &cl, &o, 1e6);
+  assert_float_equal(h_delivered(&h), plan.sink_rows, 1e-6);
+  double rows[2] = {0}, tasks[2] = {0};
+  for (size_t k = 0; k < h.ntasks; k++)
+    if (h.tasks[k].op == 1) {
+      int slow = sl_cluster_node_group(&cl, h.tasks[k].node) == &cl.groups[1];
+      rows[slow] += (double)h.tasks[k].rows_in;
+      tasks[slow]++;
+    }
+  assert_true(tasks[0] > 0 && tasks[1] > 0);
+  double fast_rows = rows[0] / tasks[0], slow_rows = rows[1] / tasks[1];
+  fprintf(stderr, "  streaming-plus: %.1f s, %.0f%% of the %.1f s bound; rows a task: %.0f fast, %.0f slow\n", jct,
+          100 * b.jct_s / jct, b.jct_s, fast_rows, slow_rows);
+  assert_true(slow_rows < 0.6 * fast_rows);
+  assert_true(b.jct_s / jct > 0.6); /* 47% split by slot count */
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
 /* A memory-bound job (zoo seed 1 case 44, smaller): sources of 3.3 MB on
  * stores of 48 MB, for a consumer of 2-row batches. streaming-plus holds
  * the sources to the stores where nodes have no disk, and spills rather
@@ -1511,6 +1574,7 @@ int main(void)
     cmocka_unit_test(test_noadapt_keeps_concurrency_caps),
     cmocka_unit_test(test_coalescing_keeps_parallelism),
     cmocka_unit_test(test_plus_cuts_free_batches),
+      cmocka_unit_test(test_plus_batches_by_speed),
     cmocka_unit_test(test_plus_spills_only_with_a_disk),
     cmocka_unit_test(test_deterministic),
     cmocka_unit_test(test_pins_hold_in_every_model),
