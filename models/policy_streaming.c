@@ -928,7 +928,7 @@ static double group_speed(const sl_core *c, int op, const sl_node_group *g)
 
 static double speed_on(const sl_core *c, int op, int n)
 {
-  return group_speed(c, op, sl_cluster_node_group(c->cluster, n));
+  return sl__slot_speed(c, op, n); /* the work order's own rule */
 }
 
 /* The slowest and fastest speeds of the nodes operator @p op may run on,
