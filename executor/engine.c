@@ -1127,10 +1127,14 @@ static void stop_workers(engine *e)
       pthread_cond_signal(&e->workers[n][s].cv);
     }
   pthread_mutex_unlock(&e->lock);
+  /* every worker first: one still running may launch onto a slot whose
+   * worker has already been joined, and its pinned inputs must be seen */
+  for (int n = 0; e->workers && n < e->cluster->nnodes; n++)
+    for (int s = 0; s < e->nslots[n]; s++)
+      pthread_join(e->workers[n][s].thread, NULL);
   for (int n = 0; e->workers && n < e->cluster->nnodes; n++) {
     for (int s = 0; s < e->nslots[n]; s++) {
       worker *w = &e->workers[n][s];
-      pthread_join(w->thread, NULL);
       pthread_cond_destroy(&w->cv);
       if (w->has_next)
         unpin_inputs(e, w->next_inputs, w->next.ninputs); /* launched, never run */
