@@ -1154,7 +1154,8 @@ static void test_plus_starts_long_sources_early(void **state)
  * bytes, no room with the stores 6% full. streaming-plus ran at 49% of the
  * bound, behind the batch model (58%); the consumer now counts only what
  * it and the operators after it will emit while the stores are less than
- * a quarter full (counted_from()). */
+ * a quarter full and the sources are counted for more than half of them
+ * (upstream_yields()). */
 static void test_plus_consumer_room_before_sources(void **state)
 {
   (void)state;
