@@ -1585,7 +1585,7 @@ static double fill_pace(const sl_bound *b)
 {
   if (!(b->area_s > 2 * b->critical_path_s))
     return 1;
-  double pace = b->area_s / (b->area_s - b->critical_path_s);
+  double pace = start_pace(b);
   return pace < FILL_PACE_LEAST ? 1 : fmin(pace, BOUND_PACE_CEILING / BOUND_PACE_SLACK);
 }
 
