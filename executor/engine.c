@@ -208,7 +208,7 @@ static input_ref *pin_inputs(engine *e, const sl_decision *d)
   }
   for (int i = 0; i < d->ninputs; i++) {
     in[i].node = d->in[i].node;
-    in[i].bytes = d->in[i].bytes;
+    in[i].bytes = d->in[i].read_bytes; /* what the task reads of it: a reducer, its block */
     in[i].blob = sl_store_acquire(e->store, d->inputs[i], &in[i].mem, in[i].path, sizeof in[i].path);
     if (!in[i].blob)
       fail_job(e, SL_ESTATE, "task %u of '%s' launched without input partition %u", d->task,
@@ -414,6 +414,35 @@ static void check_accounting(engine *e, int node)
     fail_job(e, SL_ESTATE, "node %d holds %.0f bytes but the core counts %.0f", node, real, booked);
 }
 
+/* The reducers' shares of @p rows when operator @p op's output goes to an
+ * all-to-all of several reducers: its spill file is then written in their
+ * blocks (sl_spill_blocks), each reducer's share apart. False when the
+ * file is one block; *bl then says so. */
+static bool reducer_blocks(worker *w, int op, const sl_rows *rows, sl_spill_blocks *bl, int64_t **owned)
+{
+  engine *e = w->e;
+  *owned = NULL;
+  *bl = (sl_spill_blocks){.nblocks = 1, .block_of = NULL};
+  if (op + 1 >= e->plan->nops || e->plan->ops[op + 1].kind != SL_OP_ALL_TO_ALL)
+    return false;
+  /* a merge stage's blocks are its reducers' shares too */
+  const sl_pop *to = e->plan->ops[op + 1].merge_stage && op + 2 < e->plan->nops ? &e->plan->ops[op + 2]
+                                                                               : &e->plan->ops[op + 1];
+  if (to->tasks <= 1)
+    return false;
+  size_t n = sl_rows_count(rows);
+  int64_t *of = malloc(sizeof *of * (n ? n : 1));
+  if (!of)
+    return false; /* one block: each reducer reads the whole file, as before blocks */
+  const sl_kernel *k = kernel_for(w, op + 1, 0);
+  int64_t shares = to->tasks;
+  for (size_t i = 0; i < n; i++)
+    of[i] = sl_kernel_share_of(k, sl_rows_id(rows, i), sl_rows_payload(rows, i), sl_rows_len(rows, i), shares);
+  *bl = (sl_spill_blocks){.nblocks = shares, .block_of = of};
+  *owned = of;
+  return true;
+}
+
 /*
  * Writes a partition the core spilled; called and returns with the lock
  * held. A partition for the sink is written with the lock, as its DELIVER
@@ -435,7 +464,11 @@ static int spill(worker *w, task_run *tr, sl_part_id pid, sl_rows *out, double b
     rc = sl_store_spill_begin(e->store, pid, w->node, bytes, &b, err, sizeof err);
     if (rc == 0) {
       pthread_mutex_unlock(&e->lock);
-      rc = sl_store_spill_write(b, out, err, sizeof err);
+      sl_spill_blocks blocks;
+      int64_t *owned;
+      reducer_blocks(w, tr->op, out, &blocks, &owned);
+      rc = sl_store_spill_write(b, out, &blocks, err, sizeof err);
+      free(owned);
       if (rc == 0) /* the disk the cluster spec gives the node, as the simulator's */
         sl_net_disk(e->net, w->node, bytes, true);
       pthread_mutex_lock(&e->lock);
@@ -718,6 +751,13 @@ static int run_source(worker *w, const sl_decision *d, task_run *tr, sl_rows *ou
   return rc;
 }
 
+/* Whether row @p r of @p src falls in shares [lo, hi) of @p shares. */
+static bool in_shares(const sl_kernel *k, const sl_rows *src, size_t r, int64_t lo, int64_t hi, int64_t shares)
+{
+  int64_t s = sl_kernel_share_of(k, sl_rows_id(src, r), sl_rows_payload(src, r), sl_rows_len(src, r), shares);
+  return s >= lo && s < hi;
+}
+
 static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr, sl_rows *out)
 {
   engine *e = w->e;
@@ -731,7 +771,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
   row_origin origin = {.d = d};
   /* an all-to-all task reads the share of every input its order names, by
    * its kernel's partitioning (a sort's key ranges) or by row id */
-  int64_t reducers = d->shares > 1 ? d->shares : 1, share = d->share;
+  int64_t reducers = d->shares > 1 ? d->shares : 1, share = d->share, share_end = d->share_end;
   const sl_kernel *first = kernel_for(w, d->op, 0);
   /* a kernel that needs the whole task (a sort) gets every row at once */
   bool whole = first && sl_kernel_whole_task(first);
@@ -741,7 +781,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
       sl_rows_reset(&loaded);
       double t0 = now_s(e);
       wait_spill_written(e, in[i].blob);
-      rc = sl_store_read_spill(in[i].path, &loaded, err, sizeof err);
+      rc = sl_store_read_spill_blocks(in[i].path, share, share_end, reducers, &loaded, NULL, err, sizeof err);
       if (rc == 0)
         sl_net_disk(e->net, d->node, (double)sl_rows_bytes(&loaded), false);
       double took = now_s(e) - t0;
@@ -763,8 +803,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
       if (!whole)
         sl_rows_reset(&chunk);
       for (size_t r = at; r < at + take && rc == 0; r++)
-        if (reducers == 1 || sl_kernel_share_of(first, sl_rows_id(src, r), sl_rows_payload(src, r),
-                                                sl_rows_len(src, r), reducers) == share)
+        if (reducers == 1 || in_shares(first, src, r, share, share_end, reducers))
           rc = sl_rows_append_range(&chunk, src, r, 1);
       at += take;
       if (whole)
@@ -974,6 +1013,11 @@ static int stop_victim(engine *e, sl_task_id victim)
 
 static void inject(engine *e, int i, double now)
 {
+  /* what the core decided before the fault is carried out first, as the
+   * simulator does at once: a LAUNCH a worker's emission made pins its
+   * inputs before their node goes (a merge task launched 6 ms before its
+   * input's node was lost found the store already without it) */
+  drain(e, NULL);
   const sl_fault *f = &e->opts->faults.ev[i];
   sl_fault_log_check(&e->fault_log, &e->opts->faults, i, e->core);
   int struck = f->op;

@@ -210,6 +210,11 @@ double sl_net_disk(sl_net *n, int node, double bytes, bool write)
   double t0 = now_s();
   if (node < 0 || node >= n->c->nnodes || !(bytes > 0))
     return 0;
+  /* one access first, as the simulator charges it: the bytes one disk
+   * would have moved meanwhile */
+  const sl_node_group *g = sl_cluster_node_group(n->c, node);
+  if (sl_group_has_disk(g))
+    bytes += g->disk_latency_s * (write ? g->disk_write_bps : g->disk_read_bps);
   flow me = {.remaining = bytes, .slack = 1e-9 * bytes + 1e-3};
   me.links[me.nlinks++] = disk_link(n, node, write);
   move(n, &me);

@@ -191,21 +191,69 @@ int sl_store_put(sl_store *s, sl_part_id id, int node, sl_rows *rows)
   return 0;
 }
 
-static bool write_rows(FILE *f, const sl_rows *rows)
+static bool write_row(FILE *f, const sl_rows *rows, size_t i)
 {
-  uint64_t n = sl_rows_count(rows);
-  bool ok = fwrite(&n, sizeof n, 1, f) == 1;
-  for (size_t i = 0; ok && i < n; i++) {
-    int64_t rid = sl_rows_id(rows, i);
-    uint32_t split = sl_rows_split(rows, i), len = (uint32_t)sl_rows_len(rows, i);
-    ok = fwrite(&rid, sizeof rid, 1, f) == 1 && fwrite(&split, sizeof split, 1, f) == 1 &&
-         fwrite(&len, sizeof len, 1, f) == 1 &&
-         (len == 0 || fwrite(sl_rows_payload(rows, i), len, 1, f) == 1);
-  }
+  int64_t rid = sl_rows_id(rows, i);
+  uint32_t split = sl_rows_split(rows, i), len = (uint32_t)sl_rows_len(rows, i);
+  return fwrite(&rid, sizeof rid, 1, f) == 1 && fwrite(&split, sizeof split, 1, f) == 1 &&
+         fwrite(&len, sizeof len, 1, f) == 1 && (len == 0 || fwrite(sl_rows_payload(rows, i), len, 1, f) == 1);
+}
+
+/* What one row takes in the file: id, split, length, payload. */
+static uint64_t row_file_bytes(const sl_rows *rows, size_t i)
+{
+  return sizeof(int64_t) + 2 * sizeof(uint32_t) + sl_rows_len(rows, i);
+}
+
+/* Writes the rows block after block; offsets[k] is where block k starts,
+ * counted from the first row, offsets[nblocks] the end. */
+static bool write_blocks(FILE *f, const sl_rows *rows, const sl_spill_blocks *bl, uint64_t *offsets)
+{
+  size_t n = sl_rows_count(rows);
+  memset(offsets, 0, sizeof *offsets * (size_t)(bl->nblocks + 1));
+  for (size_t i = 0; i < n; i++)
+    offsets[bl->block_of[i] + 1] += row_file_bytes(rows, i);
+  for (int64_t k = 0; k < bl->nblocks; k++)
+    offsets[k + 1] += offsets[k];
+  if (fwrite(offsets, sizeof *offsets, (size_t)bl->nblocks + 1, f) != (size_t)bl->nblocks + 1)
+    return false;
+  /* one pass per block: the rows of a block are few passes' worth of a
+   * partition, and the file stays in the rows' order within each block */
+  bool ok = true;
+  for (int64_t k = 0; ok && k < bl->nblocks; k++)
+    for (size_t i = 0; ok && i < n; i++)
+      if (bl->block_of[i] == k)
+        ok = write_row(f, rows, i);
   return ok;
 }
 
-/* File layout: row count, then per row id, split, length, payload. */
+static bool blocks_valid(const sl_rows *rows, const sl_spill_blocks *bl)
+{
+  if (!bl || bl->nblocks <= 1)
+    return false;
+  for (size_t i = 0; i < sl_rows_count(rows); i++)
+    if (bl->block_of[i] < 0 || bl->block_of[i] >= bl->nblocks)
+      return false;
+  return true;
+}
+
+/* File layout: row count, block count, then (with more than one block)
+ * the blocks' offsets, then per row id, split, length, payload. */
+static bool write_rows(FILE *f, const sl_rows *rows, const sl_spill_blocks *bl)
+{
+  uint64_t n = sl_rows_count(rows), nblocks = blocks_valid(rows, bl) ? (uint64_t)bl->nblocks : 1;
+  bool ok = fwrite(&n, sizeof n, 1, f) == 1 && fwrite(&nblocks, sizeof nblocks, 1, f) == 1;
+  if (ok && nblocks > 1) {
+    uint64_t *offsets = malloc(sizeof *offsets * (nblocks + 1));
+    ok = offsets && write_blocks(f, rows, bl, offsets);
+    free(offsets);
+    return ok;
+  }
+  for (size_t i = 0; ok && i < n; i++)
+    ok = write_row(f, rows, i);
+  return ok;
+}
+
 static bool make_spill_dir(sl_store *s, char *err, size_t errlen)
 {
   if (!s->dir_made) {
@@ -243,11 +291,11 @@ int sl_store_spill_begin(sl_store *s, sl_part_id id, int node, double bytes, sl_
   return 0;
 }
 
-int sl_store_spill_write(sl_blob *b, sl_rows *rows, char *err, size_t errlen)
+int sl_store_spill_write(sl_blob *b, sl_rows *rows, const sl_spill_blocks *blocks, char *err, size_t errlen)
 {
   errno = 0;
   FILE *f = fopen(b->path, "wb");
-  bool ok = f && write_rows(f, rows);
+  bool ok = f && write_rows(f, rows, blocks);
   ok = f && fflush(f) == 0 && ok;
   ok = f && fclose(f) == 0 && ok;
   sl_rows_reset(rows);
@@ -276,31 +324,63 @@ int sl_store_spill(sl_store *s, sl_part_id id, int node, sl_rows *rows, char *er
   int rc = sl_store_spill_begin(s, id, node, (double)sl_rows_bytes(rows), &b, err, errlen);
   if (rc < 0)
     return rc;
-  rc = sl_store_spill_write(b, rows, err, errlen);
+  rc = sl_store_spill_write(b, rows, NULL, err, errlen);
   sl_store_spill_end(s, b);
   if (rc < 0)
     sl_store_drop(s, id); /* nothing half-written stays in the books */
   return rc;
 }
 
-int sl_store_read_spill(const char *path, sl_rows *out, char *err, size_t errlen)
+/* Reads rows until @p bytes of the file's row section are read (all @p n
+ * rows when bytes is negative). */
+static bool read_rows(FILE *f, uint64_t n, int64_t bytes, sl_rows *out, double *read)
 {
-  errno = 0;
-  FILE *f = fopen(path, "rb");
-  uint64_t n = 0;
-  if (!f || fread(&n, sizeof n, 1, f) != 1)
-    goto out_error;
-  for (uint64_t i = 0; i < n; i++) {
+  for (uint64_t i = 0; i < n && (bytes < 0 || bytes > 0); i++) {
     int64_t rid;
     uint32_t split, len;
     if (fread(&rid, sizeof rid, 1, f) != 1 || fread(&split, sizeof split, 1, f) != 1 ||
         fread(&len, sizeof len, 1, f) != 1)
-      goto out_error;
+      return false;
     uint8_t *p = sl_rows_add(out, rid, split, len);
     if (!p || (len && fread(p, len, 1, f) != 1))
+      return false;
+    int64_t took = (int64_t)(sizeof rid + sizeof split + sizeof len + len);
+    *read += (double)took;
+    if (bytes >= 0 && (bytes -= took) < 0)
+      return false; /* a row across the block's end: the index lies */
+  }
+  return bytes <= 0;
+}
+
+int sl_store_read_spill_blocks(const char *path, int64_t first, int64_t end, int64_t nblocks, sl_rows *out,
+                               double *read, char *err, size_t errlen)
+{
+  errno = 0;
+  FILE *f = fopen(path, "rb");
+  uint64_t n = 0, file_blocks = 0;
+  double got = 0;
+  if (!f || fread(&n, sizeof n, 1, f) != 1 || fread(&file_blocks, sizeof file_blocks, 1, f) != 1 ||
+      file_blocks == 0)
+    goto out_error;
+  got = 2 * sizeof n;
+  long rows_at = (long)(sizeof n + sizeof file_blocks + (file_blocks > 1 ? (file_blocks + 1) * sizeof n : 0));
+  if (file_blocks > 1 && nblocks == (int64_t)file_blocks && first >= 0 && end > first && end <= nblocks) {
+    uint64_t span[2];
+    if (fseek(f, (long)(2 * sizeof n + (uint64_t)first * sizeof n), SEEK_SET) != 0 ||
+        fread(&span[0], sizeof *span, 1, f) != 1 ||
+        fseek(f, (long)(2 * sizeof n + (uint64_t)end * sizeof n), SEEK_SET) != 0 ||
+        fread(&span[1], sizeof *span, 1, f) != 1 || span[1] < span[0] ||
+        fseek(f, rows_at + (long)span[0], SEEK_SET) != 0)
       goto out_error;
+    got += 2 * sizeof n;
+    if (!read_rows(f, n, (int64_t)(span[1] - span[0]), out, &got))
+      goto out_error;
+  } else if (fseek(f, rows_at, SEEK_SET) != 0 || !read_rows(f, n, -1, out, &got)) {
+    goto out_error;
   }
   fclose(f);
+  if (read)
+    *read = got;
   return 0;
 out_error:
   snprintf(err, errlen, "%s: cannot read spilled partition: %s", path,
@@ -308,6 +388,11 @@ out_error:
   if (f)
     fclose(f);
   return SL_EIO;
+}
+
+int sl_store_read_spill(const char *path, sl_rows *out, char *err, size_t errlen)
+{
+  return sl_store_read_spill_blocks(path, 0, 1, 1, out, NULL, err, errlen);
 }
 
 sl_blob *sl_store_acquire(sl_store *s, sl_part_id id, const sl_rows **mem, char *path, size_t n)

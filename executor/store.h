@@ -39,18 +39,32 @@ typedef struct sl_blob_s sl_blob;
  *  not kept. */
 int sl_store_spill(sl_store *s, sl_part_id id, int node, sl_rows *rows, char *err, size_t errlen);
 
+/**
+ * @brief How a spilled partition's file groups its rows: row i goes to
+ *        block block_of[i] (0 <= it < nblocks). An all-to-all's input is
+ *        written by its reducers' shares, so that a reducer reads its block
+ *        off the disk and not the whole file, as a shuffle's map writes one
+ *        block per reducer.
+ */
+typedef struct {
+  int64_t nblocks;
+  const int64_t *block_of;
+} sl_spill_blocks;
+
 /*
  * The same in three steps, so that the engine writes the file without its
  * lock and two slots' spills share the disk: begin (with the lock) makes
  * @p id a spilled partition of @p bytes on @p node whose file is not yet
  * written and pins it for the writer (*out); write (without the lock: it
  * touches that blob alone) fills the file and resets @p rows; end (with
- * the lock) marks it complete and drops the writer's pin. A reader that
- * pins it in between waits for sl_store_blob_ready().
+ * the lock) marks it complete and drops the writer's pin. @p blocks
+ * (NULL: one) groups the rows in the file. A reader that pins it in
+ * between waits for sl_store_blob_ready().
  */
 SL_MUST_CHECK int sl_store_spill_begin(sl_store *s, sl_part_id id, int node, double bytes, sl_blob **out,
                                        char *err, size_t errlen);
-SL_MUST_CHECK int sl_store_spill_write(sl_blob *b, sl_rows *rows, char *err, size_t errlen);
+SL_MUST_CHECK int sl_store_spill_write(sl_blob *b, sl_rows *rows, const sl_spill_blocks *blocks, char *err,
+                                       size_t errlen);
 void sl_store_spill_end(sl_store *s, sl_blob *b);
 /** @brief False while a pinned spilled partition's file is still being written. */
 bool sl_store_blob_ready(const sl_blob *b);
@@ -93,7 +107,15 @@ void sl_store_drop_node(sl_store *s, int node);
 double sl_store_node_bytes(const sl_store *s, int node);
 double sl_store_peak_node_bytes(const sl_store *s);
 
-/** @brief Reads a spilled partition file into @p out. 0 or SL_EIO. */
+/** @brief Reads a spilled partition file into @p out (every block). 0 or SL_EIO. */
 int sl_store_read_spill(const char *path, sl_rows *out, char *err, size_t errlen);
+
+/** @brief Reads blocks [@p first, @p end) of @p nblocks of a spilled
+ *  partition file into @p out: only their rows come off the disk when the
+ *  file was written in those blocks; a file written otherwise is read
+ *  whole. The bytes read, index included, go to @p *read when it is not
+ *  NULL. 0 or SL_EIO. */
+int sl_store_read_spill_blocks(const char *path, int64_t first, int64_t end, int64_t nblocks, sl_rows *out,
+                               double *read, char *err, size_t errlen);
 
 #endif

@@ -50,6 +50,7 @@ void sl_cluster_scale_time(sl_cluster *c, double factor)
     grp->nic_bps /= factor;
     grp->disk_read_bps /= factor;
     grp->disk_write_bps /= factor;
+    grp->disk_latency_s *= factor;
   }
 }
 

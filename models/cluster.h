@@ -34,6 +34,8 @@ typedef struct {
   int disks;                /**< how many, striped: their bandwidths add */
   double disk_read_bps, disk_write_bps; /**< of one disk, bytes per second */
   double disk_capacity_bytes; /**< of one disk; 0 = as much as is spilled */
+  double disk_latency_s;    /**< what one access (a partition written, a block of one read back)
+                                 keeps a disk busy before bytes flow: an HDD's seek, 0 = none */
 } sl_node_group;
 
 /** @brief Whether nodes of @p g have a disk: spills on them take time. */

@@ -119,7 +119,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 static uint64_t hash_decision(const sl_core *c, uint64_t h, const sl_decision *d)
 {
   int64_t ints[] = {d->kind, d->task, d->origin, d->op, d->node, d->slot, d->attempt, d->ninputs, d->split,
-                    d->rows, d->rows_per_part, d->out_rows, d->out_parts, d->share, d->shares, d->part, d->code, d->doomed, d->fresh,
+                    d->rows, d->rows_per_part, d->out_rows, d->out_parts, d->share, d->share_end, d->shares, d->part, d->code, d->doomed, d->fresh,
                     d->outputs_at_end};
   double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed, d->stalled_s, d->setup_s};
   h = fnv(h, ints, sizeof ints);
@@ -155,6 +155,37 @@ void sl__push(sl_core *c, const sl_decision *d)
   c->dec_len++;
 }
 
+/* What part of partition @p p the shares [lo, hi) of @p shares hold: all of
+ * it outside a shuffle; a reducer's block of an input that holds every
+ * share; all of a merged partition holding only that reducer's shares. */
+static double share_fraction(const sl__part *p, int64_t lo, int64_t hi, int64_t shares)
+{
+  if (shares <= 1)
+    return 1;
+  int64_t plo = p->range_hi > p->range_lo ? p->range_lo : 0, phi = p->range_hi > p->range_lo ? p->range_hi : shares;
+  int64_t a = lo > plo ? lo : plo, b = hi < phi ? hi : phi;
+  return b > a ? (double)(b - a) / (double)(phi - plo) : 0;
+}
+
+/* Rows of @p p in shares [lo, hi) of @p shares: cumulative cuts, so that
+ * the tasks that split a partition's shares between them count every row
+ * of it once (rounding each part apart made rows: 216 of 192). */
+static int64_t share_rows(const sl__part *p, int64_t lo, int64_t hi, int64_t shares)
+{
+  if (shares <= 1)
+    return p->rows;
+  int64_t plo = p->range_hi > p->range_lo ? p->range_lo : 0, phi = p->range_hi > p->range_lo ? p->range_hi : shares;
+  int64_t a = lo > plo ? lo : plo, b = hi < phi ? hi : phi;
+  if (b <= a)
+    return 0;
+  /* each partition cuts at its own phase, drawn from its data, so that
+   * the remainders fall on different shares: 4-row partitions cut in six
+   * at one phase gave two of the six reducers nothing */
+  double w = (double)(phi - plo), phase = (double)(sl__draw_mix(p->key) >> 11) * 0x1p-53;
+  return (int64_t)floor((double)p->rows * (double)(b - plo) / w + phase) -
+         (int64_t)floor((double)p->rows * (double)(a - plo) / w + phase);
+}
+
 /* A LAUNCH's inputs as the core books them, for the engine to read them
  * from where they are: sl__launch() made room for them. */
 static void describe_inputs(sl_core *c, sl_decision *d)
@@ -162,9 +193,11 @@ static void describe_inputs(sl_core *c, sl_decision *d)
   d->in = NULL;
   if (d->kind != SL_DEC_LAUNCH || d->ninputs <= 0)
     return;
+  /* an all-to-all task reads the blocks of its shares of each input */
   for (int i = 0; i < d->ninputs; i++) {
     const sl__part *p = &c->parts[d->inputs[i]];
     c->launch_in[i] = (sl_input){.part = d->inputs[i], .node = p->node, .bytes = p->bytes,
+                                 .read_bytes = p->bytes * share_fraction(p, d->share, d->share_end, d->shares),
                                  .spilled = p->spilled != 0};
   }
   d->in = c->launch_in;
@@ -222,6 +255,8 @@ sl_task_id sl__task_alloc(sl_core *c)
   t->current = SL_NONE;
   t->instance = -1;
   t->share = -1;
+  t->share_end = -1;
+  t->home = -1;
   t->node = t->slot = -1;
   return c->ntasks++;
 }
@@ -359,7 +394,8 @@ sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl
   }
   c->nsplits = plan->ops[0].tasks;
   c->split_rows = calloc(c->nsplits > 0 ? c->nsplits : 1, sizeof *c->split_rows);
-  if (!c->split_rows)
+  c->merge_count = calloc((size_t)c->nnodes + 1, sizeof *c->merge_count);
+  if (!c->split_rows || !c->merge_count)
     goto out_free_core;
   c->stats.first_output_s = -1;
   c->stats.peak_store_node = -1;
@@ -421,45 +457,199 @@ void sl_core_free(sl_core *c)
   free(c->decs);
   free(c->launch_in);
   free(c->split_rows);
+  free(c->merge_count);
   free(c);
 }
 
 /* ------------------------------------------------------------ partitions */
 
-sl_task_id sl__make_reducers(sl_core *c, int op)
+static bool taken(uint32_t id, void *ctx);
+
+/* Whether partition @p p holds reducer share @p r. */
+static bool holds_share(const sl__part *p, int64_t r)
+{
+  return p->range_hi <= p->range_lo || (r >= p->range_lo && r < p->range_hi);
+}
+
+/* A task of all-to-all @p op reading shares [lo, hi) of @p shares of the
+ * @p n inputs @p in that hold any of them; its rows and bytes are its
+ * part of theirs. Joins the retry queue unless it is the first made
+ * (*first). False out of memory. */
+static bool share_task(sl_core *c, int op, const sl_part_id *in, int n, int64_t lo, int64_t hi, int64_t shares,
+                       int home, sl_task_id *first)
+{
+  sl_task_id id = sl__task_new(c, op, in, n, -1);
+  if (id == SL_NONE)
+    return false;
+  sl__task *t = &c->tasks[id];
+  int64_t rows = 0;
+  double bytes = 0;
+  for (int k = 0; k < n; k++) {
+    rows += share_rows(&c->parts[in[k]], lo, hi, shares);
+    bytes += c->parts[in[k]].bytes * share_fraction(&c->parts[in[k]], lo, hi, shares);
+  }
+  t->rows = rows;
+  t->bytes = bytes;
+  t->share = (int32_t)lo;
+  t->share_end = (int32_t)hi;
+  t->home = home;
+  for (int k = 0; k < n; k++) {
+    sl__part *p = &c->parts[in[k]];
+    if (p->consumer == SL_NONE)
+      p->consumer = id;
+    p->refs++;
+  }
+  if (*first == SL_NONE)
+    *first = id;
+  else
+    sl__enqueue_id(c, &c->ops[op].retryq, id);
+  return true;
+}
+
+/* Takes the whole input queue of @p op (@p n partitions) into @p all. */
+static void take_queue(sl_core *c, int op, sl_part_id *all, uint32_t n)
 {
   sl__op *s = &c->ops[op];
-  uint32_t n = sl__idq_len(&s->inq);
-  sl_part_id *all = malloc(sizeof *all * (n ? n : 1));
-  if (!all) {
-    sl__push_fail(c, SL_ENOMEM);
-    return SL_NONE;
-  }
   for (uint32_t k = 0; k < n; k++) {
     all[k] = sl__idq_pop(&s->inq);
     c->parts[all[k]].in_queue = 0;
+    c->parts[all[k]].refs = 0; /* counted again by the tasks that read it */
+    c->parts[all[k]].consumer = SL_NONE;
   }
   s->in_queue_bytes = 0;
+}
+
+sl_task_id sl__make_reducers(sl_core *c, int op)
+{
+  uint32_t n = sl__idq_len(&c->ops[op].inq);
+  sl_part_id *all = malloc(sizeof *all * (n ? n : 1)), *mine = malloc(sizeof *mine * (n ? n : 1));
+  if (!all || !mine) {
+    free(all);
+    free(mine);
+    sl__push_fail(c, SL_ENOMEM);
+    return SL_NONE;
+  }
+  take_queue(c, op, all, n);
   int64_t reducers = c->plan->ops[op].tasks > 0 ? c->plan->ops[op].tasks : 1;
   sl_task_id first = SL_NONE;
   for (int64_t r = 0; r < reducers; r++) {
-    sl_task_id id = sl__task_new(c, op, all, (int)n, -1);
-    if (id == SL_NONE)
+    int m = 0; /* a merged partition holds some reducers' shares only */
+    for (uint32_t k = 0; k < n; k++)
+      if (holds_share(&c->parts[all[k]], r))
+        mine[m++] = all[k];
+    if (m == 0 && n > 0)
+      mine[m++] = all[0]; /* a reducer with no rows still runs: its share of the output is empty */
+    if (!share_task(c, op, mine, m, r, r + 1, reducers, -1, &first))
       break;
-    c->tasks[id].rows /= reducers;
-    c->tasks[id].bytes /= reducers;
-    c->tasks[id].share = (int32_t)r;
-    if (first == SL_NONE)
-      first = id;
-    else
-      sl__enqueue_id(c, &s->retryq, id);
-  }
-  for (uint32_t k = 0; k < n; k++) {
-    c->parts[all[k]].refs = (int32_t)reducers;
-    c->parts[all[k]].consumer = first;
   }
   free(all);
+  free(mine);
   return first;
+}
+
+/* The node whose queued inputs of @p op make a merge group first: the
+ * oldest input's when it has merge_inputs of them, else any node that
+ * has; -1 when none has. */
+static int merge_group_node(const sl_core *c, int op)
+{
+  const sl__op *s = &c->ops[op];
+  int need = c->plan->ops[op].merge_inputs;
+  uint32_t n = sl__idq_len(&s->inq), window = n < 4096 ? n : 4096;
+  int *count = c->merge_count;
+  for (int k = 0; k < c->nnodes; k++)
+    count[k] = 0;
+  for (uint32_t k = 0; k < window; k++) {
+    int node = c->parts[sl__idq_at(&s->inq, k)].node;
+    if (node >= 0 && node < c->nnodes && ++count[node] >= need)
+      return node;
+  }
+  return -1;
+}
+
+bool sl__all_to_all_ready(const sl_core *c, int op)
+{
+  const sl__op *s = &c->ops[op];
+  const sl_pop *o = &c->plan->ops[op];
+  if (sl__idq_empty(&s->inq))
+    return false;
+  if (!o->merge_stage || sl__op_drained(c, op - 1))
+    return sl__op_drained(c, op - 1);
+  if (o->strategy == SL_SHUFFLE_MERGE) /* Riffle merges a node's own outputs */
+    return merge_group_node(c, op) >= 0;
+  return sl__idq_len(&s->inq) >= (uint32_t)o->merge_inputs;
+}
+
+/* The merge stage's next group: merge_inputs queued inputs (those of one
+ * node for merge), or the last ones. */
+static int take_merge_group(sl_core *c, int op, sl_part_id *group)
+{
+  sl__op *s = &c->ops[op];
+  const sl_pop *o = &c->plan->ops[op];
+  int node = o->strategy == SL_SHUFFLE_MERGE ? merge_group_node(c, op) : -1;
+  uint32_t len = sl__idq_len(&s->inq), window = len < 4096 ? len : 4096;
+  int n = 0;
+  for (uint32_t k = 0; k < window && n < o->merge_inputs; k++) {
+    sl_part_id pid = sl__idq_at(&s->inq, k);
+    sl__part *p = &c->parts[pid];
+    if (node >= 0 && p->node != node)
+      continue;
+    group[n++] = pid;
+    p->in_queue = 0;
+    p->refs = 0;
+    p->consumer = SL_NONE;
+    s->in_queue_bytes -= p->bytes;
+  }
+  sl__idq_filter_head(&s->inq, window, taken, c);
+  return n;
+}
+
+static sl_task_id make_mergers(sl_core *c, int op)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  sl_part_id group[SL_MAX_MERGE];
+  int n = take_merge_group(c, op, group);
+  if (n == 0)
+    return SL_NONE;
+  int64_t reducers = op + 1 < c->nops && c->plan->ops[op + 1].tasks > 1 ? c->plan->ops[op + 1].tasks : 1;
+  /* push: one merged partition per node, holding the shares of the
+   * reducers it will run (reducer r on node r * nodes / reducers) */
+  int64_t parts = o->tasks > 0 ? o->tasks : c->nnodes;
+  if (parts > reducers)
+    parts = reducers;
+  sl_task_id first = SL_NONE;
+  for (int64_t w = 0; w < parts; w++) {
+    int64_t lo = w * reducers / parts, hi = (w + 1) * reducers / parts;
+    int home = o->tasks > 0 ? -1 : (int)(w * c->nnodes / parts);
+    if (hi > lo && !share_task(c, op, group, n, parts > 1 ? lo : 0, parts > 1 ? hi : reducers, reducers, home, &first))
+      break;
+  }
+  return first;
+}
+
+sl_task_id sl__make_all_to_all(sl_core *c, int op)
+{
+  return c->plan->ops[op].merge_stage ? make_mergers(c, op) : sl__make_reducers(c, op);
+}
+
+bool sl__rounds_full(const sl_core *c, int op)
+{
+  if (op + 1 >= c->nops || !c->plan->ops[op + 1].merge_stage || c->plan->ops[op + 1].strategy != SL_SHUFFLE_PUSH_STAR)
+    return false;
+  const sl_pop *m = &c->plan->ops[op + 1];
+  double round = 0;
+  for (int n = 0; n < c->nnodes; n++) {
+    if (!c->nodes[n].alive)
+      continue;
+    double per = m->map_parallelism > 0 ? m->map_parallelism
+                                        : floor(0.5 * c->nodes[n].cpu_total / fmax(c->plan->ops[op].cpu, 1e-9));
+    round += fmax(1, per);
+  }
+  double limit = fmax(m->concurrent_rounds * round, m->merge_inputs);
+  const sl__op *s = &c->ops[op], *merge = &c->ops[op + 1];
+  /* outputs not yet merged, in producer tasks' worth */
+  double per_task = s->est_out_bytes > 0 ? s->est_out_bytes : 0;
+  double queued = per_task > 0 ? merge->in_queue_bytes / per_task : (double)sl__idq_len(&merge->inq);
+  return (double)s->running + queued >= limit;
 }
 
 void sl__enqueue_part(sl_core *c, sl_part_id pid)
@@ -619,10 +809,19 @@ static void work_order(sl_core *c, sl_decision *d, sl__task *o, int node)
   d->doomed = k >= 0;
   if (k >= 0)
     c->pending_kills[k]--;
+  /* shares count the reducers' key (or hash) ranges, a merge stage's too */
+  int64_t reducers = op->merge_stage && d->op + 1 < c->nops ? c->plan->ops[d->op + 1].tasks : op->tasks;
   d->share = o->share;
-  d->shares = o->share >= 0 && op->kind == SL_OP_ALL_TO_ALL && op->tasks > 1 ? op->tasks : 1;
-  if (d->shares == 1)
+  d->share_end = o->share_end;
+  d->shares = o->share >= 0 && op->kind == SL_OP_ALL_TO_ALL && reducers > 1 ? reducers : 1;
+  if (d->shares == 1) {
     d->share = 0;
+    d->share_end = 1;
+  }
+  if (op->merge_stage) { /* a merge makes one partition of what it combines */
+    d->rows_per_part = INT64_MAX;
+    d->out_parts = d->out_rows > 0 ? 1 : 0;
+  }
 }
 
 /* Room in @p op's running list for one more attempt. */
@@ -1118,6 +1317,11 @@ static sl_part_id record_output(sl_core *c, sl__task *t, int64_t rows, double by
   p->bytes = bytes;
   p->split = t->split;
   p->key = sl__draw_mix(o->key ^ sl__draw_mix(p->index + 1));
+  p->range_lo = p->range_hi = 0;
+  if (c->plan->ops[t->op].merge_stage && o->share_end > o->share) {
+    p->range_lo = o->share;
+    p->range_hi = o->share_end;
+  }
   c->stats.partitions++;
   return pid;
 }

@@ -132,6 +132,9 @@ typedef struct {
   sl_part_id part;
   int node;     /**< the node whose store (or disk) holds it */
   double bytes; /**< its bytes, as emitted */
+  double read_bytes; /**< what this task reads of it: its share's block of an all-to-all's
+                          input (bytes / shares), else all its bytes. What crosses the link
+                          and, spilled, comes off the disk */
   bool spilled; /**< on the node's disk: read back before use */
 } sl_input;
 
@@ -143,8 +146,9 @@ typedef struct {
  *        @c rows_per_part rows (the last may hold fewer), emitting them
  *        as sl_emit_share() paces them: the set-up first, then evenly over
  *        the rest (all at its end with @c outputs_at_end),
- *        and an all-to-all task reads @c share of
- *        every input (rows whose id modulo @c shares is @c share).
+ *        and an all-to-all task reads shares [@c share, @c share_end) of
+ *        every input (rows whose share of @c shares, by the kernel's key
+ *        ranges or id modulo shares, is in that range).
  */
 typedef struct {
   sl_dec_kind kind;
@@ -174,7 +178,11 @@ typedef struct {
                              calibration divides it out to see the operator's base time */
   double charge_s;      /**< LAUNCH: work_s at this node's speed: how long the slot is held */
   double speed;         /**< LAUNCH: that speed (of the CPU or GPU the operator uses) */
-  int64_t share, shares;/**< LAUNCH of an all-to-all task: its share of each input; 0 of 1 otherwise */
+  int64_t share, shares;/**< LAUNCH of an all-to-all task: the first of the reducers' shares it reads
+                             of each input (rows whose share of @c shares, by the all-to-all's kernel,
+                             is in [share, share_end)); 0 of 1 otherwise */
+  int64_t share_end;    /**< LAUNCH: past the last share it reads (a reducer: share + 1; a push
+                             merge: the shares of the reducers one node runs) */
   bool doomed;          /**< LAUNCH: a kill found nothing running and takes this attempt: the engine
                              starts it, then reports it with sl_core_failed() at once */
   sl_part_id part;      /**< DELIVER, DROP */

@@ -35,6 +35,8 @@ typedef struct {
   int64_t split;       /**< source split it descends from (first input's) */
   uint64_t key;        /**< the data it holds: its producer's key and its index (core.c data_key()) */
   sl_task_id consumer; /**< origin task that took it, SL_NONE while queued */
+  int32_t range_lo, range_hi; /**< a merge stage's output: the reducers' shares [lo, hi) it holds
+                                   (0, 0: every share) */
 } sl__part;
 
 typedef enum {
@@ -64,7 +66,9 @@ typedef struct {
   int32_t node, slot;
   int32_t attempt;
   int32_t instance;    /**< static placement: instance index, else -1 */
-  int32_t share;       /**< origin of an all-to-all task: the reducer's share, else -1 */
+  int32_t share;       /**< origin of an all-to-all task: the first reducer share it reads, else -1 */
+  int32_t share_end;   /**< origin of an all-to-all task: past the last share it reads */
+  int32_t home;        /**< origin: the node it should run on when it fits (a push merge's), else -1 */
   uint32_t nemitted;   /**< outputs emitted by this attempt */
   uint32_t out_parts;  /**< outputs its work order makes (its LAUNCH's out_parts) */
   sl_part_id last_out; /**< while finishing: the last output it made, else SL_NONE */
@@ -164,7 +168,11 @@ typedef struct {
   double (*wakeup)(const struct sl_core_s *c);
 } sl__policy;
 
+/** @brief Most inputs one merge task combines (a spec's merge_factor). */
+#define SL_MAX_MERGE 256
+
 struct sl_core_s {
+  int *merge_count;      /**< per node: scratch of a merge stage's group search */
   const sl_plan *plan;
   const sl_cluster *cluster;
   sl_core_opts opts;
@@ -332,6 +340,31 @@ void sl__enqueue_part(struct sl_core_s *c, sl_part_id pid);
  *        the operator's retry queue. SL_NONE when out of memory.
  */
 sl_task_id sl__make_reducers(struct sl_core_s *c, int op);
+
+/**
+ * @brief Whether all-to-all operator @p op can make tasks now: a shuffle's
+ *        reducers once every input is in; a merge stage once it has a
+ *        group of merge_inputs inputs (on one node, for merge), or the
+ *        last ones.
+ */
+bool sl__all_to_all_ready(const struct sl_core_s *c, int op);
+
+/**
+ * @brief The next tasks of all-to-all operator @p op, ready by
+ *        sl__all_to_all_ready(): its reducers, or a merge stage's tasks for
+ *        its next group of inputs (one, or one per node for push, each
+ *        reading the reducers' shares that node runs). Returns the first (to
+ *        launch now); the others wait in the operator's retry queue.
+ *        SL_NONE when there are none or out of memory.
+ */
+sl_task_id sl__make_all_to_all(struct sl_core_s *c, int op);
+
+/**
+ * @brief Whether producer @p op must wait for its push-star merge stage:
+ *        its tasks running and their outputs not yet merged fill
+ *        concurrent_rounds rounds.
+ */
+bool sl__rounds_full(const struct sl_core_s *c, int op);
 /** @brief Attempt @p t gives back its slot and what it held of the node. */
 void sl__release(struct sl_core_s *c, sl__task *t);
 /** @brief The last output @p pid of attempt @p t is an output like any other now. */

@@ -85,6 +85,8 @@ void sl__retry(sl_core *c, sl_task_id oid)
   t->attempt = ++o->attempt;
   t->instance = o->instance;
   t->share = o->share;
+  t->share_end = o->share_end;
+  t->home = o->home;
   o->current = id;
   c->active++;
   c->ops[t->op].active++;
@@ -176,17 +178,24 @@ void sl__part_restored(sl_core *c, sl_part_id pid)
 void sl__launch_retries(sl_core *c, double now, int op)
 {
   sl__idq *q = &c->ops[op].retryq;
-  while (!sl__idq_empty(q)) {
-    sl_task_id id = sl__idq_at(q, 0);
+  uint32_t k = 0; /* attempts before it that wait for their own node */
+  while (k < sl__idq_len(q)) {
+    sl_task_id id = sl__idq_at(q, k);
     sl__task *t = &c->tasks[id];
     if (t->state != SL__T_QUEUED) {
-      sl__idq_pop(q);
+      sl__idq_remove(q, id);
       continue;
     }
     int node = sl__pick_node(c, op, t);
-    if (node < 0)
-      return;
-    sl__idq_pop(q);
+    if (node < 0) {
+      /* a push merge waits for its node; the ones behind it may have a
+       * free one (within a window: a 1,000-node shuffle queues many) */
+      if (sl__origin_of(c, t)->home < 0 || k >= 4096)
+        return;
+      k++;
+      continue;
+    }
+    sl__idq_remove(q, id);
     sl__launch(c, now, id, node);
   }
 }

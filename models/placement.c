@@ -130,6 +130,10 @@ double sl__op_capacity(const sl_core *c, int op, bool gpu)
 int sl__pick_node(sl_core *c, int op, const sl__task *t)
 {
   const sl__task *o = sl__origin_of(c, t);
+  /* a push merge runs where its reducers will: it waits for its node
+   * while the node lives (its blocks are pushed there), else goes anywhere */
+  if (o->home >= 0 && o->home < c->nnodes && c->nodes[o->home].alive)
+    return sl__fits(c, o->home, op) ? o->home : -1;
   if (o->ninputs > 0) {
     int home = c->parts[o->inputs[0]].node;
     if (home >= 0 && home < c->nnodes && sl__fits(c, home, op))

@@ -92,6 +92,9 @@ static int check_op(const sl_workload *w, int i, char *err, size_t errlen)
   if (s->kind == SL_OP_SOURCE && (s->tasks <= 0 || s->rows_per_task <= 0))
     return plan_fail(err, errlen, "operator '%s' (line %d): a source needs tasks and rows_per_task > 0",
                      s->name, s->line);
+  if (s->kind == SL_OP_ALL_TO_ALL && s->merge_factor > 256)
+    return plan_fail(err, errlen, "operator '%s' (line %d): merge_factor %d: a merge combines 256 inputs at most",
+                     s->name, s->line, s->merge_factor);
   if (!(s->cpu >= 0) || !(s->gpu >= 0) || !(s->time_per_task >= 0) || !(s->time_per_row >= 0) ||
       !(s->time_per_batch >= 0) || !(s->time_per_byte >= 0) || !(s->time_setup >= 0) || !(s->rows_out_per_row >= 0) ||
       !(s->out_row_bytes >= 0) || !(s->inflation >= 0) || !(s->read_bytes_per_row >= 0) || s->batch_size < 0 ||
@@ -158,9 +161,37 @@ static void pop_start(sl_pop *o, const sl_op_spec *s, int index, double in_bytes
     o->time_per_row = s->time_per_row + s->time_per_byte * in_bytes;
     o->rows_out_per_row = s->rows_out_per_row;
     o->out_row_bytes = out_bytes(s, in_bytes);
-    if (s->kind == SL_OP_ALL_TO_ALL)
+    if (s->kind == SL_OP_ALL_TO_ALL) {
       o->tasks = s->tasks; /* reducers, each reading its share of every input */
+      o->strategy = s->strategy;
+    }
   }
+}
+
+/* The merge stage of all_to_all @p s (logical operator @p index), on input
+ * rows of @p in_bytes: it moves rows between partitions and changes none.
+ * It names no member (nfused 0): the engines run no kernel in it, and
+ * take the share of a row from the all_to_all's kernel (first). */
+static void pop_merge_stage(sl_pop *o, const sl_op_spec *s, int index, double in_bytes)
+{
+  memset(o, 0, sizeof(*o));
+  snprintf(o->name, sizeof(o->name), "%.*s.merge", (int)sizeof(o->name) - 7, s->name);
+  o->first = index;
+  o->nfused = 0;
+  o->kind = SL_OP_ALL_TO_ALL;
+  o->merge_stage = true;
+  o->strategy = s->strategy;
+  o->merge_inputs = s->merge_factor > 0 ? s->merge_factor : 2;
+  o->concurrent_rounds = s->concurrent_rounds > 0 ? s->concurrent_rounds : 2;
+  o->map_parallelism = s->map_parallelism;
+  o->cpu = s->cpu > 0 ? s->cpu : 1;
+  o->accel = s->accel;
+  o->time_per_row = s->merge_time_per_byte * in_bytes;
+  o->outputs_at_end = true; /* a merged partition is whole only once every input is in */
+  o->rows_out_per_row = 1.0;
+  o->in_row_bytes = in_bytes;
+  o->out_row_bytes = in_bytes;
+  o->tasks = s->strategy == SL_SHUFFLE_MERGE ? 1 : 0;
 }
 
 /* Adds map @p s to the end of physical operator @p o. Rows reaching @p s per
@@ -203,6 +234,12 @@ int sl_plan_build(sl_plan *out, const sl_workload *w, const sl_plan_opts *opts, 
       continue;
     }
     double in_bytes = out->nops > 0 ? out->ops[out->nops - 1].out_row_bytes : 0.0;
+    if (s->kind == SL_OP_ALL_TO_ALL && s->strategy != SL_SHUFFLE_SIMPLE) {
+      if (out->nops + 1 >= SL_MAX_OPS)
+        return plan_fail(err, errlen, "operator '%s' (line %d): no room for its merge stage (%d physical operators at most)",
+                         s->name, s->line, SL_MAX_OPS);
+      pop_merge_stage(&out->ops[out->nops++], s, i, in_bytes);
+    }
     pop_start(&out->ops[out->nops++], s, i, in_bytes);
   }
 

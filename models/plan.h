@@ -38,7 +38,17 @@ typedef struct {
   double in_row_bytes;        /**< bytes of one input row */
   double out_row_bytes;       /**< bytes of one output row */
   double alpha_rows;          /**< output rows of this op per source row */
-  /* source only */
+  /* all_to_all: the shuffle (sl_shuffle_strategy); a merge stage is the
+   * all_to_all the plan puts before the reducers of a strategy other than
+   * simple (see sl_pop_is_merge_stage()): it runs no kernel of its own,
+   * and each of its tasks combines merge_inputs inputs */
+  int strategy;
+  bool merge_stage;
+  int merge_inputs;
+  int concurrent_rounds;
+  double map_parallelism;     /**< push-star: producer tasks per node in a round, 0 = half its CPUs */
+  /* source only; an all_to_all's tasks are its reducers (0 in a merge stage
+   * of push: one merged partition per node) */
   int64_t tasks, rows_per_task;
   double read_bytes_per_row;  /**< from remote storage, per source row */
 } sl_pop;
@@ -66,6 +76,13 @@ typedef struct {
  */
 int sl_plan_build(sl_plan *out, const sl_workload *w, const sl_plan_opts *opts,
                   char *err, size_t errlen);
+
+/** @brief Whether @p o waits for every input before it starts (a shuffle's
+ *  reducers), where a merge stage starts as its inputs come. */
+static inline bool sl_pop_is_barrier(const sl_pop *o)
+{
+  return o->kind == SL_OP_ALL_TO_ALL && !o->merge_stage;
+}
 
 /** @brief "1 CPU", "0.99 CPU", "1 GPU + 4 CPU", "none"; a pin adds "@a100". */
 void sl_resources_format(double cpu, double gpu, const sl_accel_set *accel, char *buf, size_t len);

@@ -40,9 +40,9 @@ static bool launch_next(sl_core *c, double now, int op)
       return false;
     id = sl__task_new(c, op, NULL, 0, s->next_split++);
   } else if (o->kind == SL_OP_ALL_TO_ALL) {
-    if (sl__idq_empty(&s->inq))
+    if (!sl__all_to_all_ready(c, op))
       return false;
-    id = sl__make_reducers(c, op); /* the stage is open: every input is in */
+    id = sl__make_all_to_all(c, op); /* the stage is open: every input is in */
   } else {
     if (sl__idq_empty(&s->inq))
       return false;
@@ -52,7 +52,12 @@ static bool launch_next(sl_core *c, double now, int op)
   }
   if (id == SL_NONE)
     return false;
-  sl__launch(c, now, id, sl__pick_node(c, op, &c->tasks[id]));
+  int node = sl__pick_node(c, op, &c->tasks[id]);
+  if (node < 0) { /* a push merge whose node is busy waits for it */
+    sl__enqueue_id(c, &s->retryq, id);
+    return true;
+  }
+  sl__launch(c, now, id, node);
   return true;
 }
 

@@ -583,10 +583,13 @@ void sl__static_schedule(sl_core *c, double now)
   if (now + EPS < p->paused_until)
     return;
   for (int op = 1; op < c->nops; op++)
-    if (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL && !sl__idq_empty(&c->ops[op].inq) && sl__op_drained(c, op - 1)) {
-      sl_task_id first = sl__make_reducers(c, op); /* the barrier: every input is in */
-      if (first != SL_NONE)
-        sl__enqueue_id(c, &c->ops[op].retryq, first); /* placed on the instances like the others */
+    /* the barrier: every input is in (a merge stage waits for them all
+     * too: static placement has no streaming shuffle) */
+    while (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL && !sl__idq_empty(&c->ops[op].inq) && sl__op_drained(c, op - 1)) {
+      sl_task_id first = sl__make_all_to_all(c, op);
+      if (first == SL_NONE)
+        break;
+      sl__enqueue_id(c, &c->ops[op].retryq, first); /* placed on the instances like the others */
     }
   for (int op = 0; op < c->nops; op++)
     launch_retries_on_instances(c, now, op);

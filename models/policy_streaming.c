@@ -830,10 +830,12 @@ static int64_t batch_rows_wanted(const sl_core *c, int op, int n)
 static bool has_input(const sl_core *c, int op)
 {
   const sl__op *s = &c->ops[op];
+  if (sl__rounds_full(c, op))
+    return false; /* push-star: a new round waits for the merges of the ones before it */
   if (c->plan->ops[op].kind == SL_OP_SOURCE)
     return s->next_split < c->plan->ops[op].tasks;
   if (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL)
-    return !sl__idq_empty(&s->inq) && sl__op_drained(c, op - 1);
+    return sl__all_to_all_ready(c, op);
   if (sl__idq_empty(&s->inq))
     return false;
   const sl_pop *o = &c->plan->ops[op];
@@ -945,7 +947,7 @@ static sl_task_id make_task(sl_core *c, int op, int near)
     return id;
   }
   if (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL)
-    return sl__make_reducers(c, op);
+    return sl__make_all_to_all(c, op);
   int64_t rows = batch_rows_wanted(c, op, near);
   if (rows > 0 && rows < c->plan->ops[op].batch_size)
     return sl__take_rows(c, op, rows, near);
@@ -1079,7 +1081,12 @@ static bool launch_one(sl_core *c, double now, int op, bool limits, int room)
   sl_task_id id = make_task(c, op, near);
   if (id == SL_NONE)
     return false;
-  int node = near >= 0 ? near : sl__pick_node(c, op, &c->tasks[id]);
+  int home = c->tasks[id].home; /* a push merge runs where its reducers will */
+  if (home >= 0 && c->nodes[home].alive && !sl__fits(c, home, op)) {
+    sl__enqueue_id(c, &c->ops[op].retryq, id); /* and waits for a slot there */
+    return true;
+  }
+  int node = home >= 0 && c->nodes[home].alive ? home : near >= 0 ? near : sl__pick_node(c, op, &c->tasks[id]);
   sl__launch(c, now, id, node);
   if (op == 0 && !c->opts.streaming.no_adaptive)
     state(c)->admit_budget -= c->ops[0].est_out_bytes;

@@ -82,3 +82,9 @@ const char *sl_op_kind_name(sl_op_kind k)
   }
   return "unknown";
 }
+
+const char *sl_shuffle_strategy_name(int s)
+{
+  static const char *const names[] = {"simple", "merge", "push", "push-star"};
+  return s >= 0 && s < (int)(sizeof names / sizeof *names) ? names[s] : "?";
+}

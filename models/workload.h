@@ -46,6 +46,24 @@ typedef struct {
   double value;
 } sl_param;
 
+/**
+ * @brief How an all-to-all moves its blocks (Exoshuffle's variants).
+ *
+ * simple: each reducer reads its block of every input (M x R blocks).
+ * The others add a merge stage before the reducers, whose tasks combine
+ * merge_factor inputs as they arrive: merge (Riffle) into one partition
+ * on their node, holding every reducer's block; push (Magnet) into one
+ * partition per node, holding the blocks of the reducers that node will
+ * run; push-star (Exoshuffle's two-stage) as push, with the inputs made in
+ * rounds that run at most concurrent_rounds ahead of their merges.
+ */
+typedef enum {
+  SL_SHUFFLE_SIMPLE,
+  SL_SHUFFLE_MERGE,
+  SL_SHUFFLE_PUSH,
+  SL_SHUFFLE_PUSH_STAR,
+} sl_shuffle_strategy;
+
 /** @brief What a real run's sink proves of the output beyond "each row once". */
 typedef enum {
   SL_CHECK_NONE,   /**< rows and checksum, as every run */
@@ -80,6 +98,12 @@ typedef struct {
   int keep_position;        /**< 1: stays where the spec puts it within its reorder group */
   int check;                /**< sink: what a real run proves of its output (SL_CHECK_*) */
   int outputs_at_end;       /**< 1: a task's outputs appear when it ends (a sort), 0: as it makes them */
+  /* all_to_all only: how it shuffles (sl_shuffle_strategy) */
+  int strategy;
+  int merge_factor;         /**< inputs one merge task combines */
+  int concurrent_rounds;    /**< push-star: rounds of inputs ahead of their merges */
+  double map_parallelism;   /**< push-star: producer tasks per node in a round, 0 = half its CPUs */
+  double merge_time_per_byte; /**< a merge task's cost per input byte at speed 1 */
   int batch_size;           /**< rows per task for map_batches (0 = any) */
   int concurrency;          /**< max tasks in flight, 0 = unlimited */
   sl_accel_set accel;       /**< node groups it may run on; empty: any */
@@ -125,6 +149,9 @@ bool sl_accel_set_has(const sl_accel_set *s, const char *label);
 
 /** @brief Writes the set as "a10g,a100" into @p buf ("" when empty). */
 void sl_accel_set_format(const sl_accel_set *s, char *buf, size_t len);
+
+/** @brief The name of a shuffle strategy ("push-star"). */
+const char *sl_shuffle_strategy_name(int s);
 
 /** @brief Lower-case name of an operator kind ("map_batches"). */
 const char *sl_op_kind_name(sl_op_kind k);

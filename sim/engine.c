@@ -112,6 +112,10 @@ typedef struct {
 typedef struct {
   sg_host_t cpu, gpu;
   sg_disk_t disk; /* where spilled partitions go, NULL: spills take no time */
+  /* one access (its group's disk_latency) as the bytes one disk would have
+   * moved meanwhile: striped disks serve accesses side by side, so each
+   * costs the aggregate one disk's worth of its time */
+  double access_read_bytes, access_write_bytes;
   bool alive;
   bool dying; /* lose_node() is taking it down: no transfer from it may start */
   int nslots;
@@ -504,9 +508,10 @@ static bool still_mine(const slot_t *w, sl_task_id task)
   return w->busy && w->task == task && !w->s->done;
 }
 
-/* Pulls what the attempt reads: storage bytes of a source, then the input
- * partitions held by other nodes, one transfer per run of inputs from the
- * same node. */
+/* Pulls what the attempt reads: storage bytes of a source, then its block
+ * of each input partition (a reducer's share, else all of it) held by
+ * other nodes, one transfer per run of inputs from the same node; a
+ * spilled block comes off its node's disk first, one access each. */
 static void fetch_inputs(slot_t *w)
 {
   sim *s = w->s;
@@ -520,9 +525,11 @@ static void fetch_inputs(slot_t *w)
   while (i < w->ninputs) {
     int from = w->inputs[i].node;
     double bytes = 0, spilled = 0;
+    int accesses = 0;
     for (; i < w->ninputs && w->inputs[i].node == from; i++) {
-      bytes += w->inputs[i].bytes;
-      spilled += w->inputs[i].spilled ? w->inputs[i].bytes : 0;
+      bytes += w->inputs[i].read_bytes;
+      spilled += w->inputs[i].spilled ? w->inputs[i].read_bytes : 0;
+      accesses += w->inputs[i].spilled && w->inputs[i].read_bytes > 0;
     }
     if (from < 0 || bytes <= 0 || !s->nodes[from].alive || s->nodes[from].dying)
       continue;
@@ -530,7 +537,7 @@ static void fetch_inputs(slot_t *w)
     w->pulling_from = from == w->node ? -1 : from;
     if (spilled > 0 && s->nodes[from].disk) {
       double t0 = sim_clock();
-      sg_disk_read(s->nodes[from].disk, (sg_size_t)spilled);
+      sg_disk_read(s->nodes[from].disk, (sg_size_t)(spilled + accesses * s->nodes[from].access_read_bytes));
       w->spill_read_s += sim_clock() - t0;
       w->spill_read_bytes += spilled;
     }
@@ -603,7 +610,8 @@ static bool emit_next(slot_t *w, sl_task_id task)
       s->spilled_without_disk = true;
     if (fate == SL_EMIT_SPILLED && s->nodes[w->node].disk && bytes > 0 && still_mine(w, task)) {
       double t0 = sim_clock();
-      sg_disk_write(s->nodes[w->node].disk, (sg_size_t)bytes); /* the task goes on once it is on disk */
+      /* the task goes on once it is on disk */
+      sg_disk_write(s->nodes[w->node].disk, (sg_size_t)(bytes + s->nodes[w->node].access_write_bytes));
       w->spill_write_s += sim_clock() - t0;
       w->spill_write_bytes += bytes;
     }
@@ -1062,6 +1070,11 @@ static int setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen)
     }
     nd->alive = true;
     nd->disk = first_disk(nd->cpu);
+    const sl_node_group *g = sl_cluster_node_group(c, n);
+    if (nd->disk && sl_group_has_disk(g)) {
+      nd->access_read_bytes = g->disk_latency_s * g->disk_read_bps;
+      nd->access_write_bytes = g->disk_latency_s * g->disk_write_bps;
+    }
     nd->budget = sl_cluster_node_group(c, n)->store_bytes;
     nd->nslots = sl_core_node_slots(s->core, n);
     nd->slots = &s->slots[k];

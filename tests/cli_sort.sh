@@ -27,6 +27,33 @@ spilled=$(python3 -c 'import csv,sys; print(sum(float(r["spill_write_bytes"]) fo
   "$tmp/full/tasks.csv")
 check "tasks.csv counts every spilled byte ($spilled of 80000000)" awk -v b="$spilled" 'BEGIN{exit !(b == 80000000)}'
 
+# a reducer reads its block of each spilled input, not the whole file:
+# each spilled byte comes back off the disk once (they read every file whole
+# before, eight times the bytes)
+sumcol() { # tasks.csv, column: its sum
+  python3 -c 'import csv,sys; print(sum(float(r[sys.argv[2]]) for r in csv.DictReader(open(sys.argv[1]))))' "$1" "$2"
+}
+read_back=$(sumcol "$tmp/full/tasks.csv" spill_read_bytes)
+check "reducers read each spilled byte once ($read_back of $spilled)" \
+  awk -v r="$read_back" -v w="$spilled" 'BEGIN{exit !(r > 0 && r <= w)}'
+printf '[cluster]\nname = disk\n[group local]\ncount = 1\ncpu = 2\nmemory = 4GB\nstore = 40MB\ndisk_bandwidth = 200MB/s\n' \
+  >"$tmp/disk.ini"
+sed 's/^disk_bandwidth = 200MB\/s$/&\ndisk_latency = 20ms/' "$tmp/disk.ini" >"$tmp/seek.ini"
+"$sluice" sim sort --cluster "$tmp/disk.ini" --model batch --out "$tmp/sim-disk" --quiet >/dev/null 2>&1
+"$sluice" sim sort --cluster "$tmp/seek.ini" --model batch --out "$tmp/sim-seek" --quiet >/dev/null 2>&1
+sim_read=$(sumcol "$tmp/sim-disk/tasks.csv" spill_read_bytes) sim_written=$(sumcol "$tmp/sim-disk/tasks.csv" spill_write_bytes)
+check "simulated reducers read each spilled byte once ($sim_read of $sim_written)" \
+  awk -v r="$sim_read" -v w="$sim_written" 'BEGIN{exit !(r > 0 && r <= w * (1 + 1e-9) && r >= w * (1 - 1e-9))}'
+# 20 ms an access: 8 reducers each read a block of every spilled input, on
+# top of the spills' own writes; the disk is busy that much longer
+accesses=$(python3 -c 'import csv,sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(sum(1 for r in rows if float(r["spill_write_bytes"]) > 0) + sum(1 for r in rows if float(r["spill_read_bytes"]) > 0))' \
+  "$tmp/sim-disk/tasks.csv")
+check "a disk's access time is charged (jct $(col "$tmp/sim-disk/summary.csv" jct_s) -> $(col "$tmp/sim-seek/summary.csv" jct_s) s)" \
+  awk -v a="$(col "$tmp/sim-disk/summary.csv" jct_s)" -v b="$(col "$tmp/sim-seek/summary.csv" jct_s)" -v n="$accesses" \
+  'BEGIN{exit !(b >= a + 0.02 * n / 4)}'
+
 # a smaller sort for the other models and the failures
 sed 's/^rows_per_task = 50000/rows_per_task = 4000/' workloads/sort.ini >"$tmp/small.ini"
 for m in streaming-plus batch stream static; do
@@ -43,7 +70,8 @@ check "the killed reducer ran again" test "$(col "$tmp/kill/summary.csv" retried
 # every reducer still reads its share (this hung: only the first reducer
 # counted as the partitions' consumer, and it was running)
 printf '[cluster]\nname = two\n[group n]\ncount = 2\ncpu = 1\nmemory = 4GB\nstore = 30MB\n' >"$tmp/two.ini"
-sed 's/^rows_per_task = 50000/rows_per_task = 20000/' workloads/sort.ini >"$tmp/mid.ini"
+# 96 MB: long enough (0.4-0.8 s here) for the faults below to strike mid-run
+sed 's/^rows_per_task = 50000/rows_per_task = 40000/' workloads/sort.ini >"$tmp/mid.ini"
 for run in "streaming lose:n.1@0.1s" "batch lose:n.1@0.1s" "streaming-plus lose:n.0@0.15s,join:n.0@0.4s" \
            "static lose:n.1@0.3s,join:n.1@0.5s" "stream lose:n.0@0.15s,join:n.0@0.4s"; do
   set -- $run
@@ -53,6 +81,23 @@ for run in "streaming lose:n.1@0.1s" "batch lose:n.1@0.1s" "streaming-plus lose:
     test "$(col "$tmp/lost-$1/summary.csv" output_check),$(col "$tmp/lost-$1/summary.csv" faults_applied)" \
     = "passed,$(tr -cd , <<<"$2" | wc -c | awk '{print $1 + 1}')"
 done
+
+# every strategy, for real: the merge stages move the records between
+# partitions and lose or repeat none; on two nodes, one lost mid-shuffle
+# (its maps' outputs and merged blocks are made again from lineage)
+for st in merge push push-star; do
+  sed "s/^tasks = 8$/tasks = 8\nstrategy = $st/" "$tmp/mid.ini" >"$tmp/$st.ini"
+  for m in streaming batch; do
+    "$sluice" run "$tmp/$st.ini" --cluster "$tmp/two.ini" --model "$m" --out "$tmp/$st-$m" --quiet >/dev/null 2>&1
+    check "$st, $m: the output passes ($(col "$tmp/$st-$m/summary.csv" tasks) tasks)" \
+      test "$(col "$tmp/$st-$m/summary.csv" output_check)" = passed
+  done
+  timeout 120 "$sluice" run "$tmp/$st.ini" --cluster "$tmp/two.ini" --model streaming --fail lose:n.1@0.2s,join:n.1@0.5s \
+    --out "$tmp/$st-lost" --quiet >/dev/null 2>&1
+  check "$st, a node lost mid-shuffle: the output passes ($(col "$tmp/$st-lost/summary.csv" lost_partitions) partitions lost)" \
+    test "$(col "$tmp/$st-lost/summary.csv" output_check),$(col "$tmp/$st-lost/summary.csv" faults_applied)" = passed,2
+done
+check "the merge stage is an operator of its own in tasks.csv" grep -q ',sort.merge,' "$tmp/push-star-streaming/tasks.csv"
 
 # a random shuffle of the same records: every record once, the same
 # checksum as the sort's (the sink's sum does not depend on order)

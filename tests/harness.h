@@ -69,6 +69,9 @@ typedef struct {
   size_t parts_cap;
   int64_t inputs_checked, input_mismatches; /* LAUNCH inputs whose facts were not the emission's */
   int64_t inputs_spilled;                   /* of those checked, on a node's disk */
+  /* what each operator's tasks read of their inputs (a shuffle's blocks) */
+  double read_bytes_at_op[SL_MAX_OPS], remote_read_at_op[SL_MAX_OPS];
+  int64_t blocks_at_op[SL_MAX_OPS];
 } harness;
 
 static void h_push(harness *h, double time, h_kind kind, uint32_t task, int arg)
@@ -149,6 +152,9 @@ static void h_launch(harness *h, const sl_decision *d)
     const struct h_part *p = in->part < h->parts_cap ? &h->parts[in->part] : NULL;
     h->inputs_checked++;
     h->inputs_spilled += in->spilled;
+    h->read_bytes_at_op[d->op] += in->read_bytes;
+    h->remote_read_at_op[d->op] += in->node != d->node ? in->read_bytes : 0;
+    h->blocks_at_op[d->op] += in->read_bytes > 0;
     if (in->part != d->inputs[i] || !p || !p->emitted || p->node != in->node || p->bytes != in->bytes ||
         p->spilled != in->spilled)
       h->input_mismatches++;

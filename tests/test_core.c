@@ -434,6 +434,68 @@ static void test_all_to_all(void **state)
   sl_cluster_free(&cl);
 }
 
+/* The shuffle strategies on three nodes, every model: each row reaches the
+ * sink once, and the reducers read each byte the shuffle holds once. A
+ * merge stage halves the blocks the reducers read (merge_factor 2); push
+ * puts each reducer's blocks on its node, so that they read them there;
+ * push-star runs the producers at most two rounds ahead of the merges. */
+static void test_shuffle_strategies(void **state)
+{
+  (void)state;
+  const char *models[] = {"streaming", "streaming-plus", "batch", "static", "stream"};
+  for (unsigned m = 0; m < sizeof models / sizeof *models; m++) {
+    double blocks[4] = {0}, remote[4] = {0};
+    int most_maps[4] = {0};
+    for (int strategy = SL_SHUFFLE_SIMPLE; strategy <= SL_SHUFFLE_PUSH_STAR; strategy++) {
+      sl_workload w = {0};
+      w.target_partition_bytes = 2 * MB;
+      sl_op_spec *src = add_op(&w, "read", SL_OP_SOURCE, 1, 0);
+      src->tasks = 48;
+      src->rows_per_task = 4;
+      src->out_row_bytes = 0.5 * MB;
+      src->time_per_task = 0.2;
+      sl_op_spec *sort = add_op(&w, "sort", SL_OP_ALL_TO_ALL, 1, 0);
+      sort->tasks = 6;
+      sort->time_per_row = 0.01;
+      sort->strategy = strategy;
+      sort->merge_factor = 2;
+      sort->concurrent_rounds = 2;
+      sort->map_parallelism = 1;
+      sort->merge_time_per_byte = 1e-9;
+      sl_plan plan;
+      build(&plan, &w);
+      assert_int_equal(plan.nops, strategy == SL_SHUFFLE_SIMPLE ? 2 : 3);
+      int reduce = plan.nops - 1;
+      sl_cluster cl;
+      many_nodes(&cl, 3, 4, 0, 400 * MB);
+      sl_core_opts o = model(models[m]);
+      harness h = {0};
+      double jct = h_run(&h, &plan, &cl, &o, 1e5);
+      if (jct <= 0)
+        fail_msg("%s, %s: failed (%d)", models[m], sl_shuffle_strategy_name(strategy), h.failed_code);
+      assert_float_equal(h_delivered(&h), 192, 1e-9);
+      assert_int_equal(h.input_mismatches, 0);
+      /* the reducers read the 96 MB the maps made, each byte once */
+      assert_float_equal(h.read_bytes_at_op[reduce], 96 * MB, 1e-3);
+      blocks[strategy] = (double)h.blocks_at_op[reduce];
+      remote[strategy] = h.remote_read_at_op[reduce] / (96 * MB);
+      most_maps[strategy] = h.max_running[0];
+      fprintf(stderr, "  %-15s %-9s jct %6.2f s, %4.0f blocks, %3.0f%% remote, %2d maps at once\n", models[m],
+              sl_shuffle_strategy_name(strategy), jct, blocks[strategy], 100 * remote[strategy], most_maps[strategy]);
+      h_free(&h);
+      sl_cluster_free(&cl);
+    }
+    assert_true(blocks[SL_SHUFFLE_MERGE] <= 0.6 * blocks[SL_SHUFFLE_SIMPLE]);
+    assert_true(blocks[SL_SHUFFLE_PUSH] <= 0.6 * blocks[SL_SHUFFLE_SIMPLE]);
+    if (strcmp(models[m], "static") != 0 && strcmp(models[m], "stream") != 0) {
+      assert_true(remote[SL_SHUFFLE_SIMPLE] > 0.4); /* two thirds of the maps ran elsewhere */
+      assert_true(remote[SL_SHUFFLE_PUSH] < 0.1);
+    }
+    if (strncmp(models[m], "streaming", 9) == 0) /* two rounds of one map a node */
+      assert_true(most_maps[SL_SHUFFLE_PUSH_STAR] <= 6 && most_maps[SL_SHUFFLE_PUSH] > 6);
+  }
+}
+
 /* Bug: static placement routed partitions round-robin whatever their
  * size. Sources of 7 rows of 1.5 MB cut at 4 MB make partitions of 3, 3
  * and 1 rows, and with six instances downstream two of them got every
@@ -1654,6 +1716,7 @@ int main(void)
     cmocka_unit_test(test_random_failures_every_model),
     cmocka_unit_test(test_lineage_recovers_lost_partitions),
     cmocka_unit_test(test_all_to_all),
+    cmocka_unit_test(test_shuffle_strategies),
     cmocka_unit_test(test_static_routes_rows_evenly),
     cmocka_unit_test(test_static_places_gpu_operators_where_they_fit),
     cmocka_unit_test(test_static_leaves_cpu_to_cpu_operators),

@@ -469,6 +469,8 @@ static void test_cluster_errors(void **state)
   CL_ERR(GROUP "disk_capacity = 1TB\n", 4, "'disk_capacity' needs 'disk_bandwidth'");
   CL_ERR(GROUP "disk_bandwidth = 0MB/s\n", 4, "'disk_bandwidth' must be > 0");
   CL_ERR(GROUP "disk_bandwidth = 1GB/s\ndisks = 0\n", 5, "'disks' must be >= 1");
+  CL_ERR(GROUP "disk_latency = 8ms\n", 4, "'disk_latency' needs 'disk_bandwidth'");
+  CL_ERR(GROUP "disk_bandwidth = 1GB/s\ndisk_latency = -1ms\n", 5, "disk_latency");
   CL_ERR("[cluster]\nbandwidth = 1Gbps\n" GROUP, 2, "unknown key 'bandwidth' in [cluster]");
   CL_ERR("[group g]\ncpu = 8\n", 1, "missing required key 'memory'");
   CL_ERR("\n[group g]\nmemory = 8GB\n", 2, "missing required key 'cpu'");

@@ -146,7 +146,7 @@ static void test_spill_in_steps_is_not_ready_until_written(void **state)
   assert_non_null(b);
   assert_null(mem);
   assert_false(sl_store_blob_ready(b));
-  assert_int_equal(sl_store_spill_write(w, &r, err, sizeof err), 0);
+  assert_int_equal(sl_store_spill_write(w, &r, NULL, err, sizeof err), 0);
   assert_int_equal(sl_rows_count(&r), 0);
   assert_false(sl_store_blob_ready(b)); /* written, not yet ended */
   sl_store_spill_end(f->s, w);
@@ -178,7 +178,7 @@ static void test_spill_dropped_while_written(void **state)
   const sl_rows *mem;
   char path[600];
   assert_null(sl_store_acquire(f->s, 3, &mem, path, sizeof path));
-  assert_int_equal(sl_store_spill_write(w, &r, err, sizeof err), 0);
+  assert_int_equal(sl_store_spill_write(w, &r, NULL, err, sizeof err), 0);
   sl_store_spill_end(f->s, w); /* frees it: the teardown finds the folder empty */
   sl_rows_free(&r);
 }
@@ -201,7 +201,7 @@ static void test_spill_that_fails_keeps_nothing(void **state)
   assert_int_equal(mkdir(path, 0700), 0); /* its file's name taken by a folder: fopen fails */
   sl_rows more;
   make_rows(&more, 2, 100);
-  int rc = sl_store_spill_write(w, &more, err, sizeof err);
+  int rc = sl_store_spill_write(w, &more, NULL, err, sizeof err);
   assert_true(rc < 0);
   assert_non_null(strstr(err, "cannot spill partition"));
   assert_non_null(strstr(err, path));
@@ -213,6 +213,99 @@ static void test_spill_that_fails_keeps_nothing(void **state)
   sl_rows_free(&r);
 }
 
+/* A partition spilled in its reducers' blocks: a reader of one block gets
+ * that block's rows alone and reads little more than their bytes; a
+ * reader of the whole file gets every row; a reader expecting another
+ * number of blocks gets the whole file (and filters it itself). */
+static void test_spill_in_blocks_reads_one_block(void **state)
+{
+  fixture *f = *state;
+  sl_rows r;
+  make_rows(&r, 12, 1000);
+  int64_t of[12];
+  for (int i = 0; i < 12; i++)
+    of[i] = (i * 7) % 4; /* blocks 0..3, three rows each, interleaved */
+  sl_spill_blocks bl = {.nblocks = 4, .block_of = of};
+  sl_blob *w;
+  char err[700], path[600];
+  assert_int_equal(sl_store_spill_begin(f->s, 5, 0, 12000, &w, err, sizeof err), 0);
+  assert_int_equal(sl_store_spill_write(w, &r, &bl, err, sizeof err), 0);
+  sl_store_spill_end(f->s, w);
+  const sl_rows *mem;
+  sl_blob *b = sl_store_acquire(f->s, 5, &mem, path, sizeof path);
+  assert_non_null(b);
+  for (int k = 0; k < 4; k++) {
+    sl_rows back;
+    sl_rows_init(&back);
+    double read = 0;
+    assert_int_equal(sl_store_read_spill_blocks(path, k, k + 1, 4, &back, &read, err, sizeof err), 0);
+    assert_int_equal(sl_rows_count(&back), 3);
+    for (size_t i = 0; i < 3; i++) {
+      int64_t row = sl_rows_id(&back, i) - 100;
+      assert_int_equal((row * 7) % 4, k);
+      assert_int_equal(sl_rows_payload(&back, i)[999], (uint8_t)row);
+    }
+    assert_true(read >= 3000 && read < 3200); /* its rows and the index, not the file */
+    sl_rows_free(&back);
+  }
+  sl_rows two; /* blocks 1 and 2, one read */
+  sl_rows_init(&two);
+  double read = 0;
+  assert_int_equal(sl_store_read_spill_blocks(path, 1, 3, 4, &two, &read, err, sizeof err), 0);
+  assert_int_equal(sl_rows_count(&two), 6);
+  for (size_t i = 0; i < 6; i++) {
+    int64_t row = sl_rows_id(&two, i) - 100;
+    assert_true((row * 7) % 4 == 1 || (row * 7) % 4 == 2);
+  }
+  assert_true(read >= 6000 && read < 6200);
+  sl_rows_free(&two);
+  sl_rows all, other;
+  sl_rows_init(&all);
+  sl_rows_init(&other);
+  assert_int_equal(sl_store_read_spill(path, &all, err, sizeof err), 0);
+  assert_int_equal(sl_rows_count(&all), 12);
+  assert_int_equal(sl_store_read_spill_blocks(path, 1, 2, 3, &other, NULL, err, sizeof err), 0);
+  assert_int_equal(sl_rows_count(&other), 12);
+  sl_rows_free(&all);
+  sl_rows_free(&other);
+  sl_store_release(f->s, b);
+  sl_store_drop(f->s, 5);
+  sl_store_free_garbage(sl_store_take_garbage(f->s, NULL));
+  sl_rows_free(&r);
+}
+
+/* A file cut short where a block should be is an error, not fewer rows. */
+static void test_spill_block_of_a_truncated_file_fails(void **state)
+{
+  fixture *f = *state;
+  sl_rows r;
+  make_rows(&r, 8, 500);
+  int64_t of[8] = {0, 1, 0, 1, 0, 1, 0, 1};
+  sl_spill_blocks bl = {.nblocks = 2, .block_of = of};
+  sl_blob *w;
+  char err[700], path[600];
+  assert_int_equal(sl_store_spill_begin(f->s, 6, 0, 4000, &w, err, sizeof err), 0);
+  assert_int_equal(sl_store_spill_write(w, &r, &bl, err, sizeof err), 0);
+  sl_store_spill_end(f->s, w);
+  const sl_rows *mem;
+  sl_blob *b = sl_store_acquire(f->s, 6, &mem, path, sizeof path);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(truncate(path, st.st_size - 700), 0); /* into the last block */
+  sl_rows back;
+  sl_rows_init(&back);
+  assert_int_equal(sl_store_read_spill_blocks(path, 0, 1, 2, &back, NULL, err, sizeof err), 0);
+  assert_int_equal(sl_rows_count(&back), 4); /* block 0 is whole */
+  sl_rows_reset(&back);
+  assert_int_equal(sl_store_read_spill_blocks(path, 1, 2, 2, &back, NULL, err, sizeof err), SL_EIO);
+  assert_non_null(strstr(err, "cannot read spilled partition"));
+  sl_rows_free(&back);
+  sl_store_release(f->s, b);
+  sl_store_drop(f->s, 6);
+  sl_store_free_garbage(sl_store_take_garbage(f->s, NULL));
+  sl_rows_free(&r);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -221,6 +314,8 @@ int main(void)
     cmocka_unit_test_setup_teardown(test_spill_in_steps_is_not_ready_until_written, setup, teardown),
     cmocka_unit_test_setup_teardown(test_spill_dropped_while_written, setup, teardown),
     cmocka_unit_test_setup_teardown(test_spill_that_fails_keeps_nothing, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_spill_in_blocks_reads_one_block, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_spill_block_of_a_truncated_file_fails, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

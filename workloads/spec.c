@@ -74,6 +74,8 @@ static const char *const sl__kind_names[] = {"source", "map", "map_batches", "al
 static const char *const sl__bool_names[] = {"false", "true", NULL};
 static const char *const sl__check_names[] = {"none", "sorted", "grouped", NULL};
 static const char *const sl__outputs_names[] = {"as_made", "at_end", NULL};
+/* In the order of sl_shuffle_strategy */
+static const char *const sl__strategy_names[] = {"simple", "merge", "push", "push-star", NULL};
 
 static const sl_ini_key sl__workload_keys[] = {
   {.name = "name", .type = SL_INI_NAME, .offset = SL__WL(name), .size = SL_NAME_MAX,
@@ -163,6 +165,25 @@ static const sl_ini_key sl__op_keys[] = {
    .kinds = SL__SOURCE | SL__K(SL_OP_ALL_TO_ALL), .required = SL__SOURCE, .offset = SL__OP(tasks),
    .dflt_doc = "1 (all_to_all)",
    .doc = "a source's read tasks (splits); an all_to_all's reducers, each reading its share of every input"},
+  {.name = "strategy", .type = SL_INI_CHOICE, .choices = sl__strategy_names, .kinds = SL__K(SL_OP_ALL_TO_ALL),
+   .offset = SL__OP(strategy), .dflt = "simple",
+   .doc = "how the shuffle moves its blocks: `simple`, each reducer reads its block of every input; `merge` "
+          "(Riffle), merge tasks combine merge_factor inputs on their node into one partition first; `push` "
+          "(Magnet), merge tasks combine merge_factor inputs into one partition per node, holding the blocks "
+          "of the reducers that node runs; `push-star` (Exoshuffle), push with the inputs made in rounds at most "
+          "concurrent_rounds ahead of their merges. The merge stage shows as operator NAME.merge"},
+  {.name = "merge_factor", .type = SL_INI_INT, .unit = "partitions", .range = SL_INI_ONE,
+   .kinds = SL__K(SL_OP_ALL_TO_ALL), .offset = SL__OP(merge_factor), .dflt = "2",
+   .doc = "inputs one merge task combines (strategies merge, push, push-star)"},
+  {.name = "concurrent_rounds", .type = SL_INI_INT, .unit = "rounds", .range = SL_INI_ONE,
+   .kinds = SL__K(SL_OP_ALL_TO_ALL), .offset = SL__OP(concurrent_rounds), .dflt = "2",
+   .doc = "push-star: rounds of input tasks that may run ahead of their merges"},
+  {.name = "map_parallelism", .type = SL_INI_REAL, .unit = "tasks per node", .range = SL_INI_POS,
+   .kinds = SL__K(SL_OP_ALL_TO_ALL), .offset = SL__OP(map_parallelism), .dflt_doc = "half a node's CPUs",
+   .doc = "push-star: input tasks per node in a round"},
+  {.name = "merge_time_per_mb", .type = SL_INI_TIME, .unit = "s per MB", .range = SL_INI_NONNEG,
+   .kinds = SL__K(SL_OP_ALL_TO_ALL), .offset = SL__OP(merge_time_per_byte), .scale = 1e-6, .dflt = "0s",
+   .doc = "a merge task's cost per MB it combines, at speed 1 (`sluice calibrate` measures NAME.merge)"},
   {.name = "rows_per_task", .type = SL_INI_INT64, .unit = "rows", .range = SL_INI_ONE, .kinds = SL__SOURCE,
    .required = SL__SOURCE, .offset = SL__OP(rows_per_task), .doc = "rows each read task yields"},
   /* a source's rows are its output rows */
@@ -585,6 +606,11 @@ static const sl_ini_key sl__group_keys[] = {
    .offset = SL__GR(disk_capacity_bytes), .dflt_doc = "unbounded",
    .doc = "size of one local disk: a node whose spills would overflow its disks fails the job (out of memory "
           "and disk)"},
+  {.name = "disk_latency", .type = SL_INI_TIME, .unit = "s", .range = SL_INI_NONNEG,
+   .offset = SL__GR(disk_latency_s), .dflt = "0",
+   .doc = "how long one access keeps a local disk busy before its bytes flow (an HDD's seek and rotation, "
+          "some 8 ms; an NVMe's 0.1 ms): a simulation charges it per spilled partition written and per "
+          "block read back, so reducers reading many small blocks pay for each"},
   {.name = "min", .type = SL_INI_INT, .unit = "nodes", .range = SL_INI_NONNEG, .offset = SL__GR(min_count),
    .dflt = "0", .doc = "fewest nodes of the group a capacity search tries"},
   {.name = "max", .type = SL_INI_INT, .unit = "nodes", .range = SL_INI_ONE, .offset = SL__GR(max_count),
@@ -681,7 +707,7 @@ static int sl__cl_end(sl_ini *ini)
   if (g->cpu + g->gpu <= 0)
     return sl_ini_fail(ini, sl_ini_key_line(ini, "cpu"), "node group '%s' has no CPU and no GPU slots", g->name);
   int disk = sl_ini_key_line(ini, "disk_bandwidth");
-  static const char *const disk_keys[] = {"disk_write_bandwidth", "disks", "disk_capacity"};
+  static const char *const disk_keys[] = {"disk_write_bandwidth", "disks", "disk_capacity", "disk_latency"};
   for (size_t k = 0; !disk && k < sizeof disk_keys / sizeof *disk_keys; k++)
     if (sl_ini_key_line(ini, disk_keys[k]))
       return sl_ini_fail(ini, sl_ini_key_line(ini, disk_keys[k]), "'%s' needs 'disk_bandwidth' in node group '%s'",
