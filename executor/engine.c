@@ -547,6 +547,10 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
   drain(e, w); /* a LAUNCH for us waits in w->next until this task ends */
   check_accounting(e, w->node);
   pthread_mutex_unlock(&e->lock);
+  /* a sink that writes to disk: the spec's disk takes the partition first,
+   * as the simulator charges it (the rows themselves go to the sink) */
+  if (rc == 0 && tr->op == e->plan->nops - 1 && e->plan->sink_to_disk)
+    sl_net_disk(e->net, w->node, bytes, true);
   return rc;
 }
 
@@ -856,6 +860,8 @@ static int64_t record(worker *w, const sl_decision *d, const task_run *tr, doubl
 static double receive_inputs(engine *e, const sl_decision *d, const input_ref *in)
 {
   const sl_pop *pop = &e->plan->ops[d->op];
+  if (pop->kind == SL_OP_SOURCE && e->plan->source_from_disk) /* off the spec's disk, as the simulator */
+    return sl_net_disk(e->net, d->node, (double)d->rows * pop->read_bytes_per_row, false);
   if (pop->kind == SL_OP_SOURCE)
     return sl_net_transfer(e->net, SL_NET_STORAGE, d->node, (double)d->rows * pop->read_bytes_per_row);
   double took = 0;

@@ -151,7 +151,7 @@ static int model_build(bound_model *m, const sl_plan *p, const sl_cluster *c, bo
   }
   for (int g = 0; g < m->ngroups; g++)
     m->nic[g] = c->groups[g].nic_bps > 0 ? c->groups[g].nic_bps : 0;
-  m->read_bytes = c->storage_bps > 0 ? p->ops[0].read_bytes_per_row : 0;
+  m->read_bytes = c->storage_bps > 0 && !p->source_from_disk ? p->ops[0].read_bytes_per_row : 0;
   m->storage_bps = c->storage_bps > 0 ? c->storage_bps : 0;
   for (int i = 0; i < m->nops; i++) {
     const sl_pop *o = &p->ops[i];
@@ -298,7 +298,7 @@ static void add_concurrency_rows(glp_prob *lp, const bound_model *m, const sl_pl
 static void add_storage_row(glp_prob *lp, const sl_plan *p, const sl_cluster *c, int *idx,
                             double *val)
 {
-  double rb = p->ops[0].read_bytes_per_row;
+  double rb = p->source_from_disk ? 0 : p->ops[0].read_bytes_per_row;
   if (rb > 0 && c->storage_bps > 0) {
     idx[1] = 1;
     val[1] = rb / c->storage_bps;
@@ -1024,13 +1024,22 @@ static int add_task_cuts(bound_model *m, const sl_plan *p, const sl_cluster *c, 
   return 0;
 }
 
+/* Seconds the disks take to read @p r and write @p w bytes side by side:
+ * each at its own bandwidth, and both together at no more than the faster
+ * of the two (SimGrid's disks share a read-write limit, max(read, write)). */
+static double disk_phase(double r, double w, double read, double write)
+{
+  return fmax(fmax(r / read, w / write), (r + w) / fmax(read, write));
+}
+
 /*
  * What must touch disk: at an all-to-all's barrier every byte of its input
  * exists at once, so what the stores of all nodes cannot hold is on disk,
- * written before the barrier and read back after it. Spread over every
- * node's disks at once, that takes at least bytes / write + bytes / read.
- * A node with no disk spills for free in the model, so then nothing is
- * owed (0).
+ * written before the barrier and read back after it. A source that reads
+ * off the nodes' disks reads while those writes go on, and a sink that
+ * writes to them writes while the reads go on (disk_phase()), spread over
+ * every node's disks at once. A node with no disk spills for free in the
+ * model, so then nothing is owed (0).
  */
 static double disk_time(const sl_plan *p, const sl_cluster *c)
 {
@@ -1045,13 +1054,16 @@ static double disk_time(const sl_plan *p, const sl_cluster *c)
     write += count[g] * c->groups[g].disks * c->groups[g].disk_write_bps;
     read += count[g] * c->groups[g].disks * c->groups[g].disk_read_bps;
   }
-  double t = 0;
+  if (!(write > 0 && read > 0))
+    return 0;
+  double input = p->source_from_disk ? (double)p->source_rows * p->ops[0].read_bytes_per_row : 0;
+  double output = p->sink_to_disk && p->nops > 0 ? p->sink_rows * p->ops[p->nops - 1].out_row_bytes : 0;
+  double t = disk_phase(input, output, read, write);
   for (int i = 1; i < p->nops; i++) {
-    if (p->ops[i].kind != SL_OP_ALL_TO_ALL)
+    if (!sl_pop_is_barrier(&p->ops[i]))
       continue;
-    double over = sl_plan_rows_in(p, i) * p->ops[i].in_row_bytes - store;
-    if (over > 0 && write > 0 && read > 0)
-      t = fmax(t, over / write + over / read);
+    double over = fmax(0, sl_plan_rows_in(p, i) * p->ops[i].in_row_bytes - store);
+    t = fmax(t, disk_phase(input, over, read, write) + disk_phase(over, output, read, write));
   }
   return t;
 }
@@ -1252,7 +1264,8 @@ void sl_bound_print(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FI
     fprintf(f, "  source waves   %.3f s (its splits whole on every slot that may run them, then its last output)\n",
             b->source_waves_s);
   if (b->disk_s > 0)
-    fprintf(f, "  disk           %.3f s (a shuffle's input the stores cannot hold, written and read back)\n",
+    fprintf(f, "  disk           %.3f s (input read off the disks, a shuffle's input the stores cannot hold "
+               "written and read back, output written)\n",
             b->disk_s);
   if (b->fill_drain_s > 0)
     fprintf(f, "  fill, drain    %.3f s (each operator between its first input, or its set-up, and the time\n"

@@ -33,9 +33,10 @@ typedef struct {
   double source_waves_s;    /**< the source's splits packed whole on every slot that may run them,
                                  then its last output through the operators after it (0: its tasks
                                  vary in time, so no such bound holds) */
-  double disk_s;            /**< an all-to-all's input that the stores cannot hold at its barrier,
-                                 written to and read back from every node's disks at once (0: it
-                                 fits, or some node has no disk, where spilling costs nothing) */
+  double disk_s;            /**< what must touch the nodes' disks, spread over all of them: a source's
+                                 input read off them, an all-to-all's input that the stores cannot
+                                 hold at its barrier (written, then read back), a sink's output
+                                 written (0: none, or some node has no disk, where it costs nothing) */
   double fill_drain_s;      /**< the least JCT in which every operator's work fits between its first
                                  input (or its set-up: time_setup at its fastest speed, from the start,
                                  if later) and the time its last output needs to go through the operators

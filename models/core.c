@@ -519,6 +519,34 @@ static void take_queue(sl_core *c, int op, sl_part_id *all, uint32_t n)
   s->in_queue_bytes = 0;
 }
 
+/* How many merged partitions a push merge stage @p op makes of each group
+ * (one per node, no more than the reducers), 1 for merge. */
+static int64_t merge_parts(const sl_core *c, int op, int64_t reducers)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  int64_t parts = o->tasks > 0 ? o->tasks : c->nnodes;
+  return parts < reducers ? parts : reducers;
+}
+
+/* The node a push's merged part @p w of @p parts goes to. */
+static int part_home(const sl_core *c, int64_t w, int64_t parts)
+{
+  return (int)(w * c->nnodes / parts);
+}
+
+/* The node reducer @p r of @p reducers runs on after a push merge stage:
+ * where its share's part was merged; -1 after any other stage. */
+static int push_home(const sl_core *c, int op, int64_t r, int64_t reducers)
+{
+  if (op == 0 || !c->plan->ops[op - 1].merge_stage || c->plan->ops[op - 1].tasks > 0)
+    return -1;
+  int64_t parts = merge_parts(c, op - 1, reducers);
+  for (int64_t w = parts - 1; w >= 0; w--)
+    if (w * reducers / parts <= r)
+      return part_home(c, w, parts);
+  return -1;
+}
+
 sl_task_id sl__make_reducers(sl_core *c, int op)
 {
   uint32_t n = sl__idq_len(&c->ops[op].inq);
@@ -533,13 +561,16 @@ sl_task_id sl__make_reducers(sl_core *c, int op)
   int64_t reducers = c->plan->ops[op].tasks > 0 ? c->plan->ops[op].tasks : 1;
   sl_task_id first = SL_NONE;
   for (int64_t r = 0; r < reducers; r++) {
+    /* after a push, a reducer runs where its blocks were merged: run
+     * anywhere, the first eighty of 2,000 all read one node's disk */
+    int home = push_home(c, op, r, reducers);
     int m = 0; /* a merged partition holds some reducers' shares only */
     for (uint32_t k = 0; k < n; k++)
       if (holds_share(&c->parts[all[k]], r))
         mine[m++] = all[k];
     if (m == 0 && n > 0)
       mine[m++] = all[0]; /* a reducer with no rows still runs: its share of the output is empty */
-    if (!share_task(c, op, mine, m, r, r + 1, reducers, -1, &first))
+    if (!share_task(c, op, mine, m, r, r + 1, reducers, home, &first))
       break;
   }
   free(all);
@@ -612,14 +643,12 @@ static sl_task_id make_mergers(sl_core *c, int op)
     return SL_NONE;
   int64_t reducers = op + 1 < c->nops && c->plan->ops[op + 1].tasks > 1 ? c->plan->ops[op + 1].tasks : 1;
   /* push: one merged partition per node, holding the shares of the
-   * reducers it will run (reducer r on node r * nodes / reducers) */
-  int64_t parts = o->tasks > 0 ? o->tasks : c->nnodes;
-  if (parts > reducers)
-    parts = reducers;
+   * reducers it will run (push_home()) */
+  int64_t parts = merge_parts(c, op, reducers);
   sl_task_id first = SL_NONE;
   for (int64_t w = 0; w < parts; w++) {
     int64_t lo = w * reducers / parts, hi = (w + 1) * reducers / parts;
-    int home = o->tasks > 0 ? -1 : (int)(w * c->nnodes / parts);
+    int home = o->tasks > 0 ? -1 : part_home(c, w, parts);
     if (hi > lo && !share_task(c, op, group, n, parts > 1 ? lo : 0, parts > 1 ? hi : reducers, reducers, home, &first))
       break;
   }
@@ -646,9 +675,11 @@ bool sl__rounds_full(const sl_core *c, int op)
   }
   double limit = fmax(m->concurrent_rounds * round, m->merge_inputs);
   const sl__op *s = &c->ops[op], *merge = &c->ops[op + 1];
-  /* outputs not yet merged, in producer tasks' worth */
+  /* outputs not yet merged (queued, or read by merges still running), in
+   * producer tasks' worth: counting the queued ones alone let a 10 TB sort
+   * keep 5 TB of map outputs that the merges had taken, and spill them */
   double per_task = s->est_out_bytes > 0 ? s->est_out_bytes : 0;
-  double queued = per_task > 0 ? merge->in_queue_bytes / per_task : (double)sl__idq_len(&merge->inq);
+  double queued = per_task > 0 ? s->buffered / per_task : (double)sl__idq_len(&merge->inq);
   return (double)s->running + queued >= limit;
 }
 

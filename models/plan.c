@@ -249,6 +249,8 @@ int sl_plan_build(sl_plan *out, const sl_workload *w, const sl_plan_opts *opts, 
     out->ops[i].alpha_rows = alpha;
   }
   out->source_rows = out->ops[0].tasks * out->ops[0].rows_per_task;
+  out->source_from_disk = w->ops[0].read_from_disk != 0;
+  out->sink_to_disk = w->ops[w->nops - 1].kind == SL_OP_SINK && w->ops[w->nops - 1].write_to_disk != 0;
   out->sink_rows = (double)out->source_rows * alpha;
   return 0;
 }

@@ -60,6 +60,8 @@ typedef struct {
   sl_pop ops[SL_MAX_OPS];
   int64_t source_rows;         /**< rows produced by the source */
   double sink_rows;            /**< rows the sink should receive */
+  bool source_from_disk;       /**< the source reads its read_bytes_per_row off its node's disks */
+  bool sink_to_disk;           /**< the last operator's partitions are written to their node's disks */
   char profile[SL_NAME_MAX];   /**< the system cost profile folded into the costs
                                     (models/profile.h); empty: none, the ideal system */
 } sl_plan;

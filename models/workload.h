@@ -97,6 +97,8 @@ typedef struct {
   char reorder_group[SL_NAME_MAX]; /**< operators of one group may run in any order; "" = none */
   int keep_position;        /**< 1: stays where the spec puts it within its reorder group */
   int check;                /**< sink: what a real run proves of its output (SL_CHECK_*) */
+  int read_from_disk;       /**< source: 1 reads read_bytes_per_row off its node's disks, 0 from storage */
+  int write_to_disk;        /**< sink: 1 writes each partition to the disks of the node that made it */
   int outputs_at_end;       /**< 1: a task's outputs appear when it ends (a sort), 0: as it makes them */
   /* all_to_all only: how it shuffles (sl_shuffle_strategy) */
   int strategy;

@@ -236,7 +236,33 @@ static bool settled(const slot_t *w)
   return !w->actor || (w->draining == 0 && w->settled && !(w->parked && w->tokens > 0));
 }
 
-/* The order's inputs outlive the decision: the worker pulls them later. */
+/* Inputs by node, starting at the reader's own and going round from
+ * there (qsort_r's context: the node count and the reader's node), then
+ * by partition. Every reader starting at node 0 made a convoy: eighty
+ * reducers on one disk at a time, 1,090 -> 1,966 s. */
+static int by_node_from_reader(const void *a, const void *b, void *ctx)
+{
+  const int *nodes_and_reader = ctx;
+  const sl_input *x = a, *y = b;
+  int n = nodes_and_reader[0], me = nodes_and_reader[1];
+  int dx = (x->node - me + n) % n, dy = (y->node - me + n) % n;
+  if (dx != dy)
+    return dx < dy ? -1 : 1;
+  return (x->part > y->part) - (x->part < y->part);
+}
+
+/* A shuffle's task, whose many inputs come from every node; a map's few
+ * keep the order they were queued in. */
+static bool is_shuffle_task(const slot_t *w, const sl_decision *d)
+{
+  return w->s->plan->ops[d->op].kind == SL_OP_ALL_TO_ALL;
+}
+
+/* The order's inputs outlive the decision: the worker pulls them later,
+ * grouped by the node that holds them (fetch_inputs() makes one transfer a
+ * node, by_node_from_reader()): a reducer of a 2,000-map shuffle read its inputs in the order the
+ * maps ended, one transfer and one disk read each, and a 1 TB sort took
+ * 390 s to simulate). */
 static int copy_inputs(slot_t *w, const sl_decision *d)
 {
   w->ninputs = 0;
@@ -249,6 +275,9 @@ static int copy_inputs(slot_t *w, const sl_decision *d)
   }
   if (d->ninputs > 0)
     memcpy(w->inputs, d->in, sizeof *w->inputs * (size_t)d->ninputs);
+  int ctx[2] = {w->s->cluster->nnodes, d->node};
+  if (d->ninputs > 1 && ctx[0] > 0 && is_shuffle_task(w, d))
+    qsort_r(w->inputs, (size_t)d->ninputs, sizeof *w->inputs, by_node_from_reader, ctx);
   w->ninputs = d->ninputs;
   return 0;
 }
@@ -516,10 +545,13 @@ static void fetch_inputs(slot_t *w)
 {
   sim *s = w->s;
   const sl_pop *op = &s->plan->ops[w->op];
-  if (op->kind == SL_OP_SOURCE && op->read_bytes_per_row > 0 && s->storage) {
+  if (op->kind == SL_OP_SOURCE && op->read_bytes_per_row > 0) {
     double bytes = (double)w->rows_in * op->read_bytes_per_row;
-    if (bytes > 0)
-      sg_host_sendto(s->storage, s->nodes[w->node].cpu, bytes);
+    const node_t *nd = &s->nodes[w->node];
+    if (bytes > 0 && s->plan->source_from_disk && nd->disk) /* its input laid out on its node */
+      sg_disk_read(nd->disk, (sg_size_t)(bytes + nd->access_read_bytes));
+    else if (bytes > 0 && !s->plan->source_from_disk && s->storage)
+      sg_host_sendto(s->storage, nd->cpu, bytes);
   }
   int i = 0;
   while (i < w->ninputs) {
@@ -608,6 +640,9 @@ static bool emit_next(slot_t *w, sl_task_id task)
     drain(s, now);
     if (fate == SL_EMIT_SPILLED && !s->nodes[w->node].disk && bytes > 0)
       s->spilled_without_disk = true;
+    if (w->op == s->plan->nops - 1 && s->plan->sink_to_disk && s->nodes[w->node].disk && bytes > 0 &&
+        still_mine(w, task)) /* the sink's output, written where it was made */
+      sg_disk_write(s->nodes[w->node].disk, (sg_size_t)(bytes + s->nodes[w->node].access_write_bytes));
     if (fate == SL_EMIT_SPILLED && s->nodes[w->node].disk && bytes > 0 && still_mine(w, task)) {
       double t0 = sim_clock();
       /* the task goes on once it is on disk */

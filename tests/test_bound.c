@@ -562,6 +562,51 @@ static void test_disk_time(void **state)
   assert_near(b.disk_s, 0, 0);
 }
 
+/* The same 10 GB shuffle whose source reads its input off the nodes' disks
+ * and whose sink writes its output to them: before the barrier 10 GB read
+ * and 6 GB written, after it 6 GB read and 10 GB written, each phase at
+ * each bandwidth and both together at no more than the faster one
+ * (SimGrid's read-write limit): write 400 MB/s and read 1 GB/s make
+ * max(10, 15, 16) + max(6, 25, 16) s; with reads and writes at 1 GB/s
+ * each, (10 + 6) / 1 + (6 + 10) / 1 = 32 s (Exoshuffle's theoretical,
+ * 4 x data / bandwidth, counts the whole 10 GB as spilled). */
+static void test_disk_time_with_input_and_output(void **state)
+{
+  (void)state;
+  sl_workload w;
+  init_workload(&w, "sort");
+  sl_op_spec *src = add_source(&w, 100, 1000000, 1);
+  src->out_row_bytes = 100;
+  src->read_bytes_per_row = 100;
+  src->read_from_disk = 1;
+  src->time_per_row = 1e-6;
+  sl_op_spec *sort = add_op(&w, "sort", SL_OP_ALL_TO_ALL, 1, 0);
+  sort->tasks = 8;
+  sort->time_per_row = 1e-6;
+  sl_op_spec *sink = &w.ops[w.nops++];
+  snprintf(sink->name, sizeof sink->name, "sink");
+  sink->kind = SL_OP_SINK;
+  sink->write_to_disk = 1;
+  sl_cluster c;
+  init_cluster(&c, "disks");
+  add_group(&c, 2, 8, 0, 1, 1);
+  c.groups[0].store_bytes = 2e9;
+  c.groups[0].disks = 2;
+  c.groups[0].disk_write_bps = 100e6;
+  c.groups[0].disk_read_bps = 250e6;
+  sl_plan p;
+  sl_bound b;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.disk_s, 16 + 25, 1e-9);
+  c.groups[0].disk_write_bps = 250e6;
+  c.groups[0].disk_read_bps = 250e6;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.disk_s, 32, 1e-9);
+  c.groups[0].store_bytes = 5e9; /* no spill: the input read, the output written */
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.disk_s, 10 + 10, 1e-9);
+}
+
 static void test_task_cut(void **state)
 {
   (void)state;
@@ -912,6 +957,7 @@ int main(void)
     cmocka_unit_test(test_task_rows),
     cmocka_unit_test(test_source_waves),
     cmocka_unit_test(test_disk_time),
+    cmocka_unit_test(test_disk_time_with_input_and_output),
     cmocka_unit_test(test_critical_path_dominates),
     cmocka_unit_test(test_critical_path_is_a_lower_bound),
     cmocka_unit_test(test_accelerator_pins),

@@ -73,6 +73,8 @@ _Static_assert(sizeof(sl_op_kind) == sizeof(int), "a CHOICE key stores an int");
 static const char *const sl__kind_names[] = {"source", "map", "map_batches", "all_to_all", "sink", NULL};
 static const char *const sl__bool_names[] = {"false", "true", NULL};
 static const char *const sl__check_names[] = {"none", "sorted", "grouped", NULL};
+static const char *const sl__read_from_names[] = {"storage", "disk", NULL};
+static const char *const sl__write_to_names[] = {"none", "disk", NULL};
 static const char *const sl__outputs_names[] = {"as_made", "at_end", NULL};
 /* In the order of sl_shuffle_strategy */
 static const char *const sl__strategy_names[] = {"simple", "merge", "push", "push-star", NULL};
@@ -147,6 +149,14 @@ static const sl_ini_key sl__op_keys[] = {
    .offset = SL__OP(outputs_at_end), .dflt_doc = "at_end for a kernel that needs its whole task (sort_records), "
    "else as_made", .doc = "when a task's output partitions appear: as it makes them, or all when it ends (a "
    "sort's, which has every row only once it has read them all); the simulator emits them so"},
+  {.name = "read_from", .type = SL_INI_CHOICE, .choices = sl__read_from_names, .kinds = SL__SOURCE,
+   .offset = SL__OP(read_from_disk), .dflt = "storage",
+   .doc = "where read_bytes_per_row come from: `storage`, over the cluster's storage link and the node's NIC; "
+          "`disk`, off the disks of the node that runs the task (input laid out on the nodes, as a sort's is)"},
+  {.name = "write_to", .type = SL_INI_CHOICE, .choices = sl__write_to_names, .kinds = SL__K(SL_OP_SINK),
+   .offset = SL__OP(write_to_disk), .dflt = "none",
+   .doc = "`disk`: each partition the sink takes is first written to the disks of the node that made it (a sort's "
+          "output); the task that made it goes on once it is written"},
   {.name = "check", .type = SL_INI_CHOICE, .choices = sl__check_names, .kinds = SL__K(SL_OP_SINK),
    .offset = SL__OP(check), .dflt = "none",
    .doc = "what a real run proves of its output: `sorted` checks like valsort that every partition is sorted "
