@@ -179,7 +179,8 @@ void sl__launch_retries(sl_core *c, double now, int op)
 {
   sl__idq *q = &c->ops[op].retryq;
   uint32_t k = 0; /* attempts before it that wait for their own node */
-  while (k < sl__idq_len(q)) {
+  /* past the head, only while some slot is free: none fits otherwise */
+  while (k < sl__idq_len(q) && (k == 0 || c->free_slots > 0)) {
     sl_task_id id = sl__idq_at(q, k);
     sl__task *t = &c->tasks[id];
     if (t->state != SL__T_QUEUED) {
