@@ -1038,8 +1038,8 @@ static double disk_phase(double r, double w, double read, double write)
  * written before the barrier and read back after it. A source that reads
  * off the nodes' disks reads while those writes go on, and a sink that
  * writes to them writes while the reads go on (disk_phase()), spread over
- * every node's disks at once. A node with no disk spills for free in the
- * model, so then nothing is owed (0).
+ * every node's disks at once; each barrier starts a phase. A node with no
+ * disk spills for free in the model, so then nothing is owed (0).
  */
 static double disk_time(const sl_plan *p, const sl_cluster *c)
 {
@@ -1058,14 +1058,19 @@ static double disk_time(const sl_plan *p, const sl_cluster *c)
     return 0;
   double input = p->source_from_disk ? (double)p->source_rows * p->ops[0].read_bytes_per_row : 0;
   double output = p->sink_to_disk && p->nops > 0 ? p->sink_rows * p->ops[p->nops - 1].out_row_bytes : 0;
-  double t = disk_phase(input, output, read, write);
+  /* the barriers cut the job into phases that cannot overlap: each reads
+   * what spilled at the barrier before it (the input, for the first) and
+   * writes what will not fit at the barrier after it (the output, for the
+   * last). Two shuffles in a row spill twice: their times add. */
+  double t = 0, reads = input;
   for (int i = 1; i < p->nops; i++) {
     if (!sl_pop_is_barrier(&p->ops[i]))
       continue;
     double over = fmax(0, sl_plan_rows_in(p, i) * p->ops[i].in_row_bytes - store);
-    t = fmax(t, disk_phase(input, over, read, write) + disk_phase(over, output, read, write));
+    t += disk_phase(reads, over, read, write);
+    reads = over;
   }
-  return t;
+  return t + disk_phase(reads, output, read, write);
 }
 
 static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsigned mask, bool typical,

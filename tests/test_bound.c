@@ -607,6 +607,36 @@ static void test_disk_time_with_input_and_output(void **state)
   assert_near(b.disk_s, 10 + 10, 1e-9);
 }
 
+/* Two shuffles in a row, each of 10 GB with 4 GB of stores: 6 GB spills
+ * at each barrier, and the phases between them cannot overlap, so their
+ * disk times add: 6 / 0.4 + (6 / 1 and 6 / 0.4 side by side) + 6 / 1 =
+ * 15 + 15 + 6 s (one shuffle alone: 21 s). */
+static void test_disk_time_of_two_shuffles(void **state)
+{
+  (void)state;
+  sl_workload w;
+  init_workload(&w, "sorts");
+  sl_op_spec *src = add_source(&w, 100, 1000000, 1);
+  src->out_row_bytes = 100;
+  src->time_per_row = 1e-6;
+  for (int k = 0; k < 2; k++) {
+    sl_op_spec *sort = add_op(&w, k ? "again" : "sort", SL_OP_ALL_TO_ALL, 1, 0);
+    sort->tasks = 8;
+    sort->time_per_row = 1e-6;
+  }
+  sl_cluster c;
+  init_cluster(&c, "disks");
+  add_group(&c, 2, 8, 0, 1, 1);
+  c.groups[0].store_bytes = 2e9;
+  c.groups[0].disks = 2;
+  c.groups[0].disk_write_bps = 100e6;
+  c.groups[0].disk_read_bps = 250e6;
+  sl_plan p;
+  sl_bound b;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.disk_s, 15 + 15 + 6, 1e-9);
+}
+
 static void test_task_cut(void **state)
 {
   (void)state;
@@ -958,6 +988,7 @@ int main(void)
     cmocka_unit_test(test_source_waves),
     cmocka_unit_test(test_disk_time),
     cmocka_unit_test(test_disk_time_with_input_and_output),
+    cmocka_unit_test(test_disk_time_of_two_shuffles),
     cmocka_unit_test(test_critical_path_dominates),
     cmocka_unit_test(test_critical_path_is_a_lower_bound),
     cmocka_unit_test(test_accelerator_pins),
