@@ -403,6 +403,7 @@ typedef struct {
   /* the spill disk: outputs written, spilled inputs read back (seconds, bytes) */
   double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
   double dispatch; /* from the core's LAUNCH to the worker starting it */
+  int64_t out_blocks; /* the order's: blocks a spilled output is written in */
 } task_run;
 
 /* The core's books and the real buffers must agree byte for byte: the
@@ -414,31 +415,26 @@ static void check_accounting(engine *e, int node)
     fail_job(e, SL_ESTATE, "node %d holds %.0f bytes but the core counts %.0f", node, real, booked);
 }
 
-/* The reducers' shares of @p rows when operator @p op's output goes to an
- * all-to-all of several reducers: its spill file is then written in their
- * blocks (sl_spill_blocks), each reducer's share apart. False when the
- * file is one block; *bl then says so. */
-static bool reducer_blocks(worker *w, int op, const sl_rows *rows, sl_spill_blocks *bl, int64_t **owned)
+/* Cuts a spilled output in the @p nblocks blocks its order names
+ * (sl_decision.out_blocks): each row goes to its reducer's share by the
+ * kernel of the shuffle after operator @p op. False, and one block, when
+ * the order names one (or there is no memory for the cut). */
+static bool reducer_blocks(worker *w, int op, int64_t nblocks, const sl_rows *rows, sl_spill_blocks *bl,
+                           int64_t **owned)
 {
-  engine *e = w->e;
   *owned = NULL;
   *bl = (sl_spill_blocks){.nblocks = 1, .block_of = NULL};
-  if (op + 1 >= e->plan->nops || e->plan->ops[op + 1].kind != SL_OP_ALL_TO_ALL)
-    return false;
-  /* a merge stage's blocks are its reducers' shares too */
-  const sl_pop *to = e->plan->ops[op + 1].merge_stage && op + 2 < e->plan->nops ? &e->plan->ops[op + 2]
-                                                                               : &e->plan->ops[op + 1];
-  if (to->tasks <= 1)
+  if (nblocks <= 1)
     return false;
   size_t n = sl_rows_count(rows);
   int64_t *of = malloc(sizeof *of * (n ? n : 1));
   if (!of)
     return false; /* one block: each reducer reads the whole file, as before blocks */
+  /* a merge stage takes its shares from its shuffle's kernel too (its first) */
   const sl_kernel *k = kernel_for(w, op + 1, 0);
-  int64_t shares = to->tasks;
   for (size_t i = 0; i < n; i++)
-    of[i] = sl_kernel_share_of(k, sl_rows_id(rows, i), sl_rows_payload(rows, i), sl_rows_len(rows, i), shares);
-  *bl = (sl_spill_blocks){.nblocks = shares, .block_of = of};
+    of[i] = sl_kernel_share_of(k, sl_rows_id(rows, i), sl_rows_payload(rows, i), sl_rows_len(rows, i), nblocks);
+  *bl = (sl_spill_blocks){.nblocks = nblocks, .block_of = of};
   *owned = of;
   return true;
 }
@@ -466,7 +462,7 @@ static int spill(worker *w, task_run *tr, sl_part_id pid, sl_rows *out, double b
       pthread_mutex_unlock(&e->lock);
       sl_spill_blocks blocks;
       int64_t *owned;
-      reducer_blocks(w, tr->op, out, &blocks, &owned);
+      reducer_blocks(w, tr->op, tr->out_blocks, out, &blocks, &owned);
       rc = sl_store_spill_write(b, out, &blocks, err, sizeof err);
       free(owned);
       if (rc == 0) /* the disk the cluster spec gives the node, as the simulator's */
@@ -879,7 +875,7 @@ static double receive_inputs(engine *e, const sl_decision *d, const input_ref *i
 static void run_task(worker *w, const sl_decision *d, double launched, input_ref *in)
 {
   engine *e = w->e;
-  task_run tr = {.id = d->task, .op = d->op};
+  task_run tr = {.id = d->task, .op = d->op, .out_blocks = d->out_blocks};
   double start = now_s(e);
   tr.dispatch = fmax(0, start - launched);
   sl_rows out;

@@ -119,7 +119,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 static uint64_t hash_decision(const sl_core *c, uint64_t h, const sl_decision *d)
 {
   int64_t ints[] = {d->kind, d->task, d->origin, d->op, d->node, d->slot, d->attempt, d->ninputs, d->split,
-                    d->rows, d->rows_per_part, d->out_rows, d->out_parts, d->share, d->share_end, d->shares, d->part, d->code, d->doomed, d->fresh,
+                    d->rows, d->rows_per_part, d->out_rows, d->out_parts, d->share, d->share_end, d->shares, d->out_blocks, d->part, d->code, d->doomed, d->fresh,
                     d->outputs_at_end};
   double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed, d->stalled_s, d->setup_s};
   h = fnv(h, ints, sizeof ints);
@@ -155,6 +155,22 @@ void sl__push(sl_core *c, const sl_decision *d)
   c->dec_len++;
 }
 
+/* Where shares [lo, hi) of @p shares fall in partition @p p: the shares it
+ * holds, [*plo, *phi) (every one unless a merge stage made it), and the
+ * part of them asked for, [*a, *b) (empty when *b <= *a). */
+typedef struct {
+  int64_t plo, phi, a, b;
+} share_overlap;
+
+static share_overlap overlap_of(const sl__part *p, int64_t lo, int64_t hi, int64_t shares)
+{
+  bool ranged = p->range_hi > p->range_lo;
+  share_overlap o = {.plo = ranged ? p->range_lo : 0, .phi = ranged ? p->range_hi : shares};
+  o.a = lo > o.plo ? lo : o.plo;
+  o.b = hi < o.phi ? hi : o.phi;
+  return o;
+}
+
 /* What part of partition @p p the shares [lo, hi) of @p shares hold: all of
  * it outside a shuffle; a reducer's block of an input that holds every
  * share; all of a merged partition holding only that reducer's shares. */
@@ -162,9 +178,8 @@ static double share_fraction(const sl__part *p, int64_t lo, int64_t hi, int64_t 
 {
   if (shares <= 1)
     return 1;
-  int64_t plo = p->range_hi > p->range_lo ? p->range_lo : 0, phi = p->range_hi > p->range_lo ? p->range_hi : shares;
-  int64_t a = lo > plo ? lo : plo, b = hi < phi ? hi : phi;
-  return b > a ? (double)(b - a) / (double)(phi - plo) : 0;
+  share_overlap o = overlap_of(p, lo, hi, shares);
+  return o.b > o.a ? (double)(o.b - o.a) / (double)(o.phi - o.plo) : 0;
 }
 
 /* Rows of @p p in shares [lo, hi) of @p shares: cumulative cuts, so that
@@ -174,16 +189,15 @@ static int64_t share_rows(const sl__part *p, int64_t lo, int64_t hi, int64_t sha
 {
   if (shares <= 1)
     return p->rows;
-  int64_t plo = p->range_hi > p->range_lo ? p->range_lo : 0, phi = p->range_hi > p->range_lo ? p->range_hi : shares;
-  int64_t a = lo > plo ? lo : plo, b = hi < phi ? hi : phi;
-  if (b <= a)
+  share_overlap o = overlap_of(p, lo, hi, shares);
+  if (o.b <= o.a)
     return 0;
   /* each partition cuts at its own phase, drawn from its data, so that
    * the remainders fall on different shares: 4-row partitions cut in six
    * at one phase gave two of the six reducers nothing */
-  double w = (double)(phi - plo), phase = (double)(sl__draw_mix(p->key) >> 11) * 0x1p-53;
-  return (int64_t)floor((double)p->rows * (double)(b - plo) / w + phase) -
-         (int64_t)floor((double)p->rows * (double)(a - plo) / w + phase);
+  double w = (double)(o.phi - o.plo), phase = (double)(sl__draw_mix(p->key) >> 11) * 0x1p-53;
+  return (int64_t)floor((double)p->rows * (double)(o.b - o.plo) / w + phase) -
+         (int64_t)floor((double)p->rows * (double)(o.a - o.plo) / w + phase);
 }
 
 /* A LAUNCH's inputs as the core books them, for the engine to read them
@@ -660,29 +674,6 @@ sl_task_id sl__make_all_to_all(sl_core *c, int op)
   return c->plan->ops[op].merge_stage ? make_mergers(c, op) : sl__make_reducers(c, op);
 }
 
-bool sl__rounds_full(const sl_core *c, int op)
-{
-  if (op + 1 >= c->nops || !c->plan->ops[op + 1].merge_stage || c->plan->ops[op + 1].strategy != SL_SHUFFLE_PUSH_STAR)
-    return false;
-  const sl_pop *m = &c->plan->ops[op + 1];
-  double round = 0;
-  for (int n = 0; n < c->nnodes; n++) {
-    if (!c->nodes[n].alive)
-      continue;
-    double per = m->map_parallelism > 0 ? m->map_parallelism
-                                        : floor(0.5 * c->nodes[n].cpu_total / fmax(c->plan->ops[op].cpu, 1e-9));
-    round += fmax(1, per);
-  }
-  double limit = fmax(m->concurrent_rounds * round, m->merge_inputs);
-  const sl__op *s = &c->ops[op], *merge = &c->ops[op + 1];
-  /* outputs not yet merged (queued, or read by merges still running), in
-   * producer tasks' worth: counting the queued ones alone let a 10 TB sort
-   * keep 5 TB of map outputs that the merges had taken, and spill them */
-  double per_task = s->est_out_bytes > 0 ? s->est_out_bytes : 0;
-  double queued = per_task > 0 ? s->buffered / per_task : (double)sl__idq_len(&merge->inq);
-  return (double)s->running + queued >= limit;
-}
-
 void sl__enqueue_part(sl_core *c, sl_part_id pid)
 {
   sl__part *p = &c->parts[pid];
@@ -820,6 +811,18 @@ double sl__slot_speed(const sl_core *c, int op, int node)
   return speed > 0 ? speed : 1;
 }
 
+/* The reducers' shares of the shuffle operator @p op feeds (through its
+ * merge stage, if it has one), 1 when the next operator is no shuffle. */
+static int64_t shuffle_shares_after(const sl_core *c, int op)
+{
+  if (op + 1 >= c->nops || c->plan->ops[op + 1].kind != SL_OP_ALL_TO_ALL)
+    return 1;
+  const sl_pop *to = &c->plan->ops[op + 1];
+  if (to->merge_stage && op + 2 < c->nops)
+    to = &c->plan->ops[op + 2];
+  return to->tasks > 1 ? to->tasks : 1;
+}
+
 static void work_order(sl_core *c, sl_decision *d, sl__task *o, int node)
 {
   const sl_pop *op = &c->plan->ops[d->op];
@@ -849,6 +852,7 @@ static void work_order(sl_core *c, sl_decision *d, sl__task *o, int node)
     d->share = 0;
     d->share_end = 1;
   }
+  d->out_blocks = shuffle_shares_after(c, d->op);
   if (op->merge_stage) { /* a merge makes one partition of what it combines */
     d->rows_per_part = INT64_MAX;
     d->out_parts = d->out_rows > 0 ? 1 : 0;

@@ -183,6 +183,9 @@ typedef struct {
                              is in [share, share_end)); 0 of 1 otherwise */
   int64_t share_end;    /**< LAUNCH: past the last share it reads (a reducer: share + 1; a push
                              merge: the shares of the reducers one node runs) */
+  int64_t out_blocks;   /**< LAUNCH: the blocks a spilled output partition is written in, each
+                             read apart: the reducers' shares of the shuffle the task feeds (by
+                             that shuffle's kernel), 1 when it feeds none */
   bool doomed;          /**< LAUNCH: a kill found nothing running and takes this attempt: the engine
                              starts it, then reports it with sl_core_failed() at once */
   sl_part_id part;      /**< DELIVER, DROP */

@@ -359,12 +359,6 @@ bool sl__all_to_all_ready(const struct sl_core_s *c, int op);
  */
 sl_task_id sl__make_all_to_all(struct sl_core_s *c, int op);
 
-/**
- * @brief Whether producer @p op must wait for its push-star merge stage:
- *        its tasks running and their outputs not yet merged fill
- *        concurrent_rounds rounds.
- */
-bool sl__rounds_full(const struct sl_core_s *c, int op);
 /** @brief Attempt @p t gives back its slot and what it held of the node. */
 void sl__release(struct sl_core_s *c, sl__task *t);
 /** @brief The last output @p pid of attempt @p t is an output like any other now. */

@@ -860,10 +860,39 @@ static int64_t batch_rows_wanted(const sl_core *c, int op, int n)
   return rows >= 1 ? (int64_t)rows : 1;
 }
 
+/*
+ * Whether producer @p op must wait for its push-star merge stage: its tasks
+ * running and their outputs not yet merged fill concurrent_rounds rounds
+ * of map_parallelism tasks a node (half its CPUs when not given). Only
+ * a push-star plan pays for the scan of the nodes.
+ */
+static bool rounds_full(const sl_core *c, int op)
+{
+  if (op + 1 >= c->nops || !c->plan->ops[op + 1].merge_stage || c->plan->ops[op + 1].strategy != SL_SHUFFLE_PUSH_STAR)
+    return false;
+  const sl_pop *m = &c->plan->ops[op + 1];
+  double round = 0;
+  for (int n = 0; n < c->nnodes; n++) {
+    if (!c->nodes[n].alive)
+      continue;
+    double per = m->map_parallelism > 0 ? m->map_parallelism
+                                        : floor(0.5 * c->nodes[n].cpu_total / fmax(c->plan->ops[op].cpu, 1e-9));
+    round += fmax(1, per);
+  }
+  double limit = fmax(m->concurrent_rounds * round, m->merge_inputs);
+  const sl__op *s = &c->ops[op], *merge = &c->ops[op + 1];
+  /* outputs not yet merged (queued, or read by merges still running), in
+   * producer tasks' worth: counting the queued ones alone let a 10 TB sort
+   * keep 5 TB of map outputs that the merges had taken, and spill them */
+  double per_task = s->est_out_bytes > 0 ? s->est_out_bytes : 0;
+  double queued = per_task > 0 ? s->buffered / per_task : (double)sl__idq_len(&merge->inq);
+  return (double)s->running + queued >= limit;
+}
+
 static bool has_input(const sl_core *c, int op)
 {
   const sl__op *s = &c->ops[op];
-  if (sl__rounds_full(c, op))
+  if (rounds_full(c, op))
     return false; /* push-star: a new round waits for the merges of the ones before it */
   if (c->plan->ops[op].kind == SL_OP_SOURCE)
     return s->next_split < c->plan->ops[op].tasks;
