@@ -80,6 +80,11 @@ static int shape_groups(const sl_cap_opts *o, const int *counts, sl_cluster *c)
   c->latency_s = o->types->latency_s;
   c->storage_bps = o->types->storage_bps;
   c->storage_latency_s = o->types->storage_latency_s;
+  c->storage_get_bytes = o->types->storage_get_bytes;
+  c->storage_put_bytes = o->types->storage_put_bytes;
+  c->storage_get_price = o->types->storage_get_price;
+  c->storage_put_price = o->types->storage_put_price;
+  c->storage_gb_month_price = o->types->storage_gb_month_price;
   for (int g = 0; g < o->types->ngroups; g++) {
     if (!counts[g])
       continue;
@@ -98,9 +103,21 @@ static int shape_cluster(const sl_cap_opts *o, const int *counts, sl_cluster *c)
   return rc ? rc : sl_cluster_expand(c);
 }
 
+/* What a run of the whole plan pays remote storage: its requests, the
+ * same on every shape, and the bytes held there for its length. */
+static double storage_cost(const sl_cap_opts *o, double jct_s)
+{
+  double gets, puts, in, out;
+  sl_plan_storage_use(o->plan, o->types, &gets, &puts, &in, &out);
+  /* the input held all along, the output from its upload: half of it, as a
+   * sort's reducers upload it over the run's second half at most */
+  sl_run_cost r = sl_cluster_run_cost(o->types, jct_s, gets, puts, (in + out / 2) * jct_s);
+  return r.requests + r.held;
+}
+
 static double objective_of(const sl_cap_opts *o, double price_per_hour, double jct_s)
 {
-  return o->rank == SL_CAP_RANK_HOUR ? price_per_hour : price_per_hour * jct_s / 3600;
+  return o->rank == SL_CAP_RANK_HOUR ? price_per_hour : price_per_hour * jct_s / 3600 + storage_cost(o, jct_s);
 }
 
 /* Whether a (simulated or bound) JCT meets the target. */
@@ -506,7 +523,7 @@ static int simulate(const sl_cap_opts *o, sl_cap_shape *s, int m, char *err, siz
   out->jct_s = scale_jct(o, s, res.summary.jct_s);
   out->throughput_rows_s = out->jct_s > 0 ? (double)o->plan->source_rows / out->jct_s : 0;
   out->pct_of_bound = out->complete && out->jct_s > 0 ? 100 * s->bound_jct_s / out->jct_s : 0;
-  out->cost_per_run = s->price_per_hour * out->jct_s / 3600;
+  out->cost_per_run = s->price_per_hour * out->jct_s / 3600 + storage_cost(o, out->jct_s);
   double objective = objective_of(o, s->price_per_hour, out->jct_s);
   out->meets = out->complete && meets_target(o, out->jct_s) && (o->budget <= 0 || objective <= o->budget);
   return 0;

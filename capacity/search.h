@@ -67,7 +67,7 @@ typedef enum {
 typedef struct {
   sl_cap_status status;
   double jct_s, throughput_rows_s, pct_of_bound;
-  double cost_per_run;      /**< price per hour x JCT */
+  double cost_per_run;      /**< price per hour x JCT, plus remote storage's requests and bytes held */
   bool complete;            /**< the simulated job finished */
   bool meets;               /**< complete, meets the target and the budget */
   bool pareto;              /**< no other simulated shape is both cheaper per run and faster */

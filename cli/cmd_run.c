@@ -265,6 +265,7 @@ int sl_cmd_run(int argc, char **argv)
   printf("  peak RSS %.1f MB, accelerator %s\n", s.peak_rss_bytes / 1e6, s.accelerator);
   sl_cli_print_stores(stdout, &s);
   sl_cli_print_idle(stdout, &s);
+  sl_cli_print_cost(stdout, &s);
   if (s.faults_applied > 0 || s.faults_not_applied[0])
     printf("  faults %lld applied%s\n", (long long)s.faults_applied, s.faults_not_applied[0] ? "; not applied:" : "");
   sl_cli_print_list(stdout, "    ", s.faults_not_applied);

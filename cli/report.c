@@ -50,6 +50,18 @@ static void print_class(FILE *f, const char *label, const sl_idle_breakdown *b)
   fputc('\n', f);
 }
 
+void sl_cli_print_cost(FILE *f, const sl_summary *s)
+{
+  const sl_run_cost *c = &s->cost;
+  if (!(c->total > 0))
+    return;
+  fprintf(f, "  cost          $%.4g: nodes $%.4g", c->total, c->instances);
+  if (s->storage_gets + s->storage_puts > 0 || c->held > 0)
+    fprintf(f, ", %.0f GET and %.0f PUT requests $%.4g, storage held $%.4g", s->storage_gets, s->storage_puts,
+            c->requests, c->held);
+  fputc('\n', f);
+}
+
 void sl_cli_print_idle(FILE *f, const sl_summary *s)
 {
   print_class(f, "CPU time", &s->cpu_time);

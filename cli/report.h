@@ -24,4 +24,9 @@ void sl_cli_print_stores(FILE *f, const sl_summary *s);
  */
 void sl_cli_print_idle(FILE *f, const sl_summary *s);
 
+/** @brief "  cost  $X: ..." with what the nodes, the storage requests and
+ *  the bytes held in storage cost apart; nothing when the run cost nothing
+ *  (no prices in the cluster spec). */
+void sl_cli_print_cost(FILE *f, const sl_summary *s);
+
 #endif

@@ -547,6 +547,8 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
    * as the simulator charges it (the rows themselves go to the sink) */
   if (rc == 0 && tr->op == e->plan->nops - 1 && e->plan->sink_to_disk)
     sl_net_disk(e->net, w->node, bytes, true);
+  else if (rc == 0 && tr->op == e->plan->nops - 1 && e->plan->sink_to_storage)
+    sl_net_upload(e->net, w->node, bytes); /* an upload to storage, likewise */
   return rc;
 }
 

@@ -61,6 +61,8 @@ static int nic_up(int node) { return 2 + 2 * node; }
 static int nic_down(int node) { return 3 + 2 * node; }
 /* after every NIC: each node's disk, written and read (its disks striped) */
 static int disk_link(const sl_net *n, int node, bool write) { return 2 + 2 * n->c->nnodes + 2 * node + !write; }
+/* last: the storage link's other direction, uploads (split duplex, as the simulator's) */
+static int storage_in(const sl_net *n) { return 2 + 4 * n->c->nnodes; }
 
 sl_net *sl_net_new(const sl_cluster *c)
 {
@@ -68,7 +70,7 @@ sl_net *sl_net_new(const sl_cluster *c)
   if (!n)
     return NULL;
   n->c = c;
-  n->nlinks = 2 + 4 * c->nnodes;
+  n->nlinks = 3 + 4 * c->nnodes;
   n->bps = calloc(n->nlinks, sizeof *n->bps);
   n->left = calloc(n->nlinks, sizeof *n->left);
   n->unfixed = calloc(n->nlinks, sizeof *n->unfixed);
@@ -84,6 +86,7 @@ sl_net *sl_net_new(const sl_cluster *c)
   n->storage = c->storage_bps > 0 ? 0 : -1;
   n->backbone = sl_cluster_backbone_binds(c) ? 1 : -1; /* as the simulator models it */
   n->bps[0] = limit(c->storage_bps);
+  n->bps[storage_in(n)] = limit(c->storage_bps);
   n->bps[1] = n->backbone >= 0 ? limit(c->backbone_bps) : INFINITY;
   for (int k = 0; k < c->nnodes; k++) {
     const sl_node_group *g = sl_cluster_node_group(c, k);
@@ -201,6 +204,21 @@ double sl_net_transfer(sl_net *n, int from, int to, double bytes)
     me.links[me.nlinks++] = n->backbone;
   me.links[me.nlinks++] = nic_down(to);
   sleep_s(from == SL_NET_STORAGE ? n->storage_latency_s + n->latency_s / 2 : n->latency_s);
+  move(n, &me);
+  return now_s() - t0;
+}
+
+double sl_net_upload(sl_net *n, int node, double bytes)
+{
+  double t0 = now_s();
+  if (n->storage < 0 || node < 0 || node >= n->c->nnodes || !(bytes > 0))
+    return 0; /* no storage link: uploads cost nothing, as in the simulator */
+  flow me = {.remaining = bytes, .slack = 1e-9 * bytes + 1e-3};
+  me.links[me.nlinks++] = nic_up(node);
+  if (n->backbone >= 0)
+    me.links[me.nlinks++] = n->backbone;
+  me.links[me.nlinks++] = storage_in(n);
+  sleep_s(n->storage_latency_s + n->latency_s / 2);
   move(n, &me);
   return now_s() - t0;
 }

@@ -34,6 +34,12 @@ void sl_net_free(sl_net *n);
  *  moves between a node and itself. */
 double sl_net_transfer(sl_net *n, int from, int to, double bytes);
 
+/** @brief Uploads @p bytes from node @p node to remote storage: its NIC up
+ *  and the storage link's other direction (as the simulator routes it),
+ *  after the storage latency; the wall seconds it took. At once when the
+ *  cluster has no storage link. */
+double sl_net_upload(sl_net *n, int node, double bytes);
+
 /** @brief Writes (@p write) or reads @p bytes on node @p node's disk as
  *  its cluster spec gives it (its disks striped), sharing it with the
  *  spills in flight there; returns, once done, the wall seconds that took.

@@ -14,7 +14,9 @@
  *   (slots)       for each group g and class k in {CPU, GPU}:
  *                   sum_i x[i][g] * d[i][g] * e_k[i][g] <= count_g * slots_k,g
  *   (concurrency) for each operator i with a cap:  sum_g x[i][g] * d[i][g] <= cap_i
- *   (storage)     X * read_bytes_per_row <= storage_bps
+ *   (storage)     X * read_bytes_per_row <= storage_bps, and, the other way
+ *                 (split duplex), X * upload_bytes <= storage_bps for a sink
+ *                 that writes to storage
  *
  * d[i][g] = w_i / speed_g: task-seconds per source row on a node of g, where
  * w_i is the least time at speed 1 per source row that any model's tasks
@@ -44,7 +46,7 @@
  *
  *   (network)     for each group g with a NIC limit, each way:
  *                   in:  X_g read_bytes + sum_i y_in[i][g] in_bytes_i <= count_g * nic_g
- *                   out: sum_i y_out[i][g] out_bytes_i <= count_g * nic_g
+ *                   out: x[last][g] upload_bytes + sum_i y_out[i][g] out_bytes_i <= count_g * nic_g
  *                 y_in[i][g] >= x[i][g] - x[i-1][g], y_out[i][g] >= x[i][g] - x[i+1][g]
  *   (backbone)    where it binds: X read_bytes + sum_i,g y_in[i][g] in_bytes_i <= backbone
  *
@@ -91,6 +93,7 @@ typedef struct {
   double in_bytes[SL_MAX_OPS];             /* input bytes per source row (0 for the source) */
   double out_bytes[SL_MAX_OPS];            /* output bytes per source row */
   double read_bytes;                       /* storage bytes per source row */
+  double upload_bytes;                     /* bytes per source row the sink uploads to storage */
   double nic[SL_MAX_GROUPS];               /* bytes per second each way, per node; 0: no limit */
   double storage_bps;                      /* the storage link; 0: no limit */
 } bound_model;
@@ -153,6 +156,7 @@ static int model_build(bound_model *m, const sl_plan *p, const sl_cluster *c, bo
     m->nic[g] = c->groups[g].nic_bps > 0 ? c->groups[g].nic_bps : 0;
   m->read_bytes = c->storage_bps > 0 && !p->source_from_disk ? p->ops[0].read_bytes_per_row : 0;
   m->storage_bps = c->storage_bps > 0 ? c->storage_bps : 0;
+  m->upload_bytes = c->storage_bps > 0 && p->sink_to_storage ? p->ops[p->nops - 1].alpha_rows * p->ops[p->nops - 1].out_row_bytes : 0;
   for (int i = 0; i < m->nops; i++) {
     const sl_pop *o = &p->ops[i];
     m->out_bytes[i] = o->alpha_rows * o->out_row_bytes;
@@ -295,13 +299,18 @@ static void add_concurrency_rows(glp_prob *lp, const bound_model *m, const sl_pl
   }
 }
 
-static void add_storage_row(glp_prob *lp, const sl_plan *p, const sl_cluster *c, int *idx,
+static void add_storage_row(glp_prob *lp, const bound_model *m, const sl_plan *p, const sl_cluster *c, int *idx,
                             double *val)
 {
   double rb = p->source_from_disk ? 0 : p->ops[0].read_bytes_per_row;
   if (rb > 0 && c->storage_bps > 0) {
     idx[1] = 1;
     val[1] = rb / c->storage_bps;
+    add_row(lp, 1, idx, val, false);
+  }
+  if (m->upload_bytes > 0) { /* uploads take the link's other direction */
+    idx[1] = 1;
+    val[1] = m->upload_bytes / c->storage_bps;
     add_row(lp, 1, idx, val, false);
   }
 }
@@ -356,6 +365,10 @@ static void add_nic_rows(glp_prob *lp, const bound_model *m, int *idx, double *v
     if (n > 0)
       add_row(lp, n, idx, val, false);
     n = 0;
+    if (m->upload_bytes > 0 && m->fits[m->nops - 1][g]) { /* what the sink uploads leaves where it was made */
+      idx[++n] = col_x(m, m->nops - 1, g);
+      val[n] = m->upload_bytes / cap;
+    }
     for (int i = 0; i + 1 < m->nops; i++)
       if (m->fits[i][g] && m->out_bytes[i] > 0) {
         add_imbalance_row(lp, m, col_y_out(m, i, g), i, i + 1, g);
@@ -377,9 +390,9 @@ static void add_backbone_row(glp_prob *lp, const bound_model *m, const sl_cluste
     return;
   double cap = c->backbone_bps;
   int n = 0;
-  if (m->read_bytes > 0) {
+  if (m->read_bytes + m->upload_bytes > 0) { /* one backbone both ways */
     idx[++n] = 1;
-    val[n] = m->read_bytes / cap;
+    val[n] = (m->read_bytes + m->upload_bytes) / cap;
   }
   for (int i = 1; i < m->nops; i++)
     for (int g = 0; g < m->ngroups; g++)
@@ -410,7 +423,7 @@ static glp_prob *lp_build(const bound_model *m, const sl_plan *p, const sl_clust
   if (mask & (1u << CLS_CONC))
     add_concurrency_rows(lp, m, p, transfers, idx, val);
   if (mask & (1u << CLS_STORAGE))
-    add_storage_row(lp, p, c, idx, val);
+    add_storage_row(lp, m, p, c, idx, val);
   if (mask & (1u << CLS_NET)) {
     add_nic_rows(lp, m, idx, val);
     add_backbone_row(lp, m, c, idx, val);

@@ -158,3 +158,25 @@ double sl_cluster_price_per_hour(const sl_cluster *c)
     price += c->groups[g].count * c->groups[g].price_per_hour;
   return price;
 }
+
+double sl_storage_requests(const sl_cluster *c, double bytes, bool put)
+{
+  double size = put ? c->storage_put_bytes : c->storage_get_bytes;
+  if (!(bytes > 0))
+    return 0;
+  return size > 0 ? ceil(bytes / size) : 1;
+}
+
+/* S3 bills storage per GB-month, prorated over a 730-hour month. */
+#define SL_HOURS_PER_MONTH 730.0
+
+sl_run_cost sl_cluster_run_cost(const sl_cluster *c, double jct_s, double gets, double puts, double held_byte_s)
+{
+  sl_run_cost r = {0};
+  double hours = jct_s > 0 ? jct_s / 3600 : 0;
+  r.instances = sl_cluster_price_per_hour(c) * hours;
+  r.requests = (gets * c->storage_get_price + puts * c->storage_put_price) / 1000;
+  r.held = held_byte_s / 1e9 / 3600 * c->storage_gb_month_price / SL_HOURS_PER_MONTH;
+  r.total = r.instances + r.requests + r.held;
+  return r;
+}

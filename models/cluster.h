@@ -60,6 +60,11 @@ typedef struct {
   double latency_s;          /**< per-hop latency */
   double storage_bps;        /**< remote storage (S3-like) bandwidth, 0 = none */
   double storage_latency_s;
+  double storage_get_bytes;     /**< what one GET moves at most (ranged GETs); 0: one per object */
+  double storage_put_bytes;     /**< what one PUT moves at most (multipart upload parts); 0: one per object */
+  double storage_get_price;     /**< dollars per 1,000 GET requests */
+  double storage_put_price;     /**< dollars per 1,000 PUT requests */
+  double storage_gb_month_price;/**< dollars per GB held for a month (730 hours) */
   int ngroups;
   sl_node_group groups[SL_MAX_GROUPS];
   int nnodes;
@@ -120,5 +125,23 @@ void sl_cluster_set_store(sl_cluster *c, double bytes);
 
 /** @brief Price of the whole cluster per hour. */
 double sl_cluster_price_per_hour(const sl_cluster *c);
+
+/** @brief The requests remote storage bills for reading (@p put false) or
+ *  writing one object of @p bytes: ceil(bytes / the request size), one
+ *  when no size is set, 0 for no bytes. */
+double sl_storage_requests(const sl_cluster *c, double bytes, bool put);
+
+/** @brief What a run costs, in dollars. */
+typedef struct {
+  double instances; /**< every node of the spec, billed by the second for the whole run */
+  double requests;  /**< storage GETs and PUTs at the cluster's request prices */
+  double held;      /**< storage holding the input for the whole run, the output from its upload on */
+  double total;
+} sl_run_cost;
+
+/** @brief The cost of a run of @p jct_s seconds on @p c that made @p gets
+ *  and @p puts storage requests and kept @p held_byte_s byte-seconds there
+ *  (its input for the whole run, each output byte from its upload on). */
+sl_run_cost sl_cluster_run_cost(const sl_cluster *c, double jct_s, double gets, double puts, double held_byte_s);
 
 #endif

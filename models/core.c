@@ -409,7 +409,8 @@ sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl
   c->nsplits = plan->ops[0].tasks;
   c->split_rows = calloc(c->nsplits > 0 ? c->nsplits : 1, sizeof *c->split_rows);
   c->merge_count = calloc((size_t)c->nnodes + 1, sizeof *c->merge_count);
-  if (!c->split_rows || !c->merge_count)
+  c->home_full_pass = calloc((size_t)c->nnodes + 1, sizeof *c->home_full_pass);
+  if (!c->split_rows || !c->merge_count || !c->home_full_pass)
     goto out_free_core;
   c->stats.first_output_s = -1;
   c->stats.peak_store_node = -1;
@@ -472,6 +473,7 @@ void sl_core_free(sl_core *c)
   free(c->launch_in);
   free(c->split_rows);
   free(c->merge_count);
+  free(c->home_full_pass);
   free(c);
 }
 
@@ -927,6 +929,17 @@ static int take_slot(sl__node *nd, int op)
   return nd->free_slots[--nd->nfree];
 }
 
+/* Every attempt of a source that reads remote storage reads its rows
+ * again, and is billed again: what the summary's request cost counts. */
+static void count_storage_reads(sl_core *c, int op, int64_t rows)
+{
+  const sl_pop *p = &c->plan->ops[op];
+  if (op != 0 || p->kind != SL_OP_SOURCE || c->plan->source_from_disk || !(p->read_bytes_per_row > 0))
+    return;
+  double bytes = (double)rows * p->read_bytes_per_row;
+  c->stats.storage_gets += sl_storage_requests(c->cluster, bytes, false);
+}
+
 void sl__launch(sl_core *c, double now, sl_task_id id, int node)
 {
   sl__task *t = &c->tasks[id];
@@ -962,6 +975,7 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   c->ops[t->op].cpu_used += op->cpu;
   c->ops[t->op].gpu_used += op->gpu;
   c->stats.tasks_launched++;
+  count_storage_reads(c, t->op, o->rows);
   sl_decision d = {.kind = SL_DEC_LAUNCH, .task = id, .origin = t->origin, .op = t->op, .node = node,
                    .slot = t->slot, .attempt = t->attempt, .inputs = o->inputs, .ninputs = o->ninputs,
                    .split = o->split, .rows = o->rows, .bytes = o->bytes,
@@ -1409,6 +1423,11 @@ int sl_core_emit(sl_core *c, double now, sl_task_id id, int64_t rows, double byt
   }
   *part = pid;
   if (last) {
+    if (c->plan->sink_to_storage) { /* uploaded once: a re-run's copy was discarded above */
+      c->stats.storage_puts += sl_storage_requests(c->cluster, bytes, true);
+      c->stats.storage_put_bytes += bytes;
+      c->stats.storage_put_byte_s += bytes * now;
+    }
     t->nemitted++;
     t->out_bytes += bytes;
     c->ops[t->op].running_out_bytes += bytes;

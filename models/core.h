@@ -340,6 +340,11 @@ typedef struct {
   double rows_rolled_back;  /**< rows the sink had and gave back in rollbacks, over the run */
   int64_t checkpoints, rollbacks;
   double first_output_s;    /**< time of the first delivery, -1 before */
+  double storage_gets;      /**< requests of every source attempt that read from remote storage */
+  double storage_puts;      /**< requests of the sink's uploads to remote storage */
+  double storage_put_bytes; /**< bytes the sink uploaded */
+  double storage_put_byte_s;/**< those bytes times the time each was uploaded: what a bill for
+                                 holding them until the end leaves out */
   bool oom;
 } sl_core_stats;
 

@@ -173,6 +173,9 @@ typedef struct {
 
 struct sl_core_s {
   int *merge_count;      /**< per node: scratch of a merge stage's group search */
+  uint32_t *home_full_pass; /**< per node: the retry scan (sl__launch_retries()) that found it without room */
+  uint32_t retry_pass;   /**< that scan's number */
+  int homes_full;        /**< nodes the current scan found without room */
   const sl_plan *plan;
   const sl_cluster *cluster;
   sl_core_opts opts;

@@ -175,10 +175,28 @@ void sl__part_restored(sl_core *c, sl_part_id pid)
     sl__idq_filter(&c->blocked, unblock_ready, c);
 }
 
+/* Whether attempt @p t waits for a home node this pass already found
+ * without room; marks it so when @p mark. */
+static bool home_seen_full(sl_core *c, const sl__task *t, bool mark)
+{
+  int home = sl__origin_of(c, t)->home;
+  if (home < 0 || home >= c->nnodes)
+    return false;
+  if (c->home_full_pass[home] == c->retry_pass)
+    return true;
+  if (mark) {
+    c->home_full_pass[home] = c->retry_pass;
+    c->homes_full++;
+  }
+  return false;
+}
+
 void sl__launch_retries(sl_core *c, double now, int op)
 {
   sl__idq *q = &c->ops[op].retryq;
   uint32_t k = 0; /* attempts before it that wait for their own node */
+  c->retry_pass++;
+  c->homes_full = 0;
   /* past the head, only while some slot is free: none fits otherwise */
   while (k < sl__idq_len(q) && (k == 0 || c->free_slots > 0)) {
     sl_task_id id = sl__idq_at(q, k);
@@ -187,11 +205,20 @@ void sl__launch_retries(sl_core *c, double now, int op)
       sl__idq_remove(q, id);
       continue;
     }
+    if (home_seen_full(c, t, false)) {
+      k++; /* its node had no room a moment ago: nothing freed since */
+      continue;
+    }
     int node = sl__pick_node(c, op, t);
     if (node < 0) {
-      /* a push merge waits for its node; the ones behind it may have a
-       * free one (within a window: a 1,000-node shuffle queues many) */
-      if (sl__origin_of(c, t)->home < 0 || k >= 4096)
+      /* a task homed on a node waits for it; the ones behind it may have
+       * a free one. A shuffle's reducers queue by share, node after node:
+       * the scan goes on until every node has been found without room
+       * (a window of 4,096 left the nodes whose shares came later idle) */
+      if (sl__origin_of(c, t)->home < 0)
+        return;
+      home_seen_full(c, t, true);
+      if (c->homes_full >= c->nnodes)
         return;
       k++;
       continue;

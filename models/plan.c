@@ -250,7 +250,8 @@ int sl_plan_build(sl_plan *out, const sl_workload *w, const sl_plan_opts *opts, 
   }
   out->source_rows = out->ops[0].tasks * out->ops[0].rows_per_task;
   out->source_from_disk = w->ops[0].read_from_disk != 0;
-  out->sink_to_disk = w->ops[w->nops - 1].kind == SL_OP_SINK && w->ops[w->nops - 1].write_to_disk != 0;
+  out->sink_to_disk = w->ops[w->nops - 1].kind == SL_OP_SINK && w->ops[w->nops - 1].write_to == SL_WRITE_DISK;
+  out->sink_to_storage = w->ops[w->nops - 1].kind == SL_OP_SINK && w->ops[w->nops - 1].write_to == SL_WRITE_STORAGE;
   out->sink_rows = (double)out->source_rows * alpha;
   return 0;
 }
@@ -611,5 +612,24 @@ void sl_plan_print(const sl_plan *p, const sl_cluster *c, FILE *f)
     fprintf(f, "%-3d %-32s %-12s %-14s %-5d %10.4g %10.4g %10s %10.6g\n", i, o->name,
             sl_op_kind_name(o->kind), res, o->nfused, sl_plan_task_time(o, rows), rows, size,
             sl_plan_expected_tasks(p, i));
+  }
+}
+
+void sl_plan_storage_use(const sl_plan *p, const sl_cluster *c, double *gets, double *puts, double *read_bytes,
+                         double *written_bytes)
+{
+  *gets = *puts = *read_bytes = *written_bytes = 0;
+  const sl_pop *src = &p->ops[0];
+  if (src->kind == SL_OP_SOURCE && !p->source_from_disk && src->read_bytes_per_row > 0) {
+    *gets = (double)src->tasks * sl_storage_requests(c, (double)src->rows_per_task * src->read_bytes_per_row, false);
+    *read_bytes = (double)p->source_rows * src->read_bytes_per_row;
+  }
+  const sl_pop *last = &p->ops[p->nops - 1];
+  double out = p->sink_rows * last->out_row_bytes;
+  if (p->sink_to_storage && out > 0) {
+    double target = p->target_partition_bytes > 0 && isfinite(p->target_partition_bytes) ? p->target_partition_bytes : out;
+    double parts = ceil(out / target);
+    *puts = parts * sl_storage_requests(c, out / parts, true);
+    *written_bytes = out;
   }
 }

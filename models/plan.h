@@ -62,9 +62,17 @@ typedef struct {
   double sink_rows;            /**< rows the sink should receive */
   bool source_from_disk;       /**< the source reads its read_bytes_per_row off its node's disks */
   bool sink_to_disk;           /**< the last operator's partitions are written to their node's disks */
+  bool sink_to_storage;        /**< the last operator's partitions are uploaded to remote storage */
   char profile[SL_NAME_MAX];   /**< the system cost profile folded into the costs
                                     (models/profile.h); empty: none, the ideal system */
 } sl_plan;
+
+/** @brief What a failure-free run of @p p on @p c asks of remote storage:
+ *  its sources' ranged GETs, its sink's upload parts (each partition cut
+ *  at the target), and the bytes it reads and writes there, for a cost
+ *  before the run (`sluice capacity`). */
+void sl_plan_storage_use(const sl_plan *p, const sl_cluster *c, double *gets, double *puts, double *read_bytes,
+                         double *written_bytes);
 
 /** @brief Options of plan construction. */
 typedef struct {

@@ -32,6 +32,13 @@ typedef struct {
   char names[SL_MAX_ACCELS][SL_NAME_MAX];
 } sl_accel_set;
 
+/** @brief Where a sink writes what it takes (`write_to`). */
+typedef enum {
+  SL_WRITE_NONE,    /**< nowhere: the rows are counted and checked */
+  SL_WRITE_DISK,    /**< to the disks of the node that made the partition (a sort's output) */
+  SL_WRITE_STORAGE, /**< to remote storage over the storage link (S3), a PUT per request */
+} sl_write_to;
+
 typedef enum {
   SL_OP_SOURCE,      /**< read tasks: no input partitions, one task per split */
   SL_OP_MAP,         /**< a stateless per-row transform on a task pool */
@@ -98,7 +105,7 @@ typedef struct {
   int keep_position;        /**< 1: stays where the spec puts it within its reorder group */
   int check;                /**< sink: what a real run proves of its output (SL_CHECK_*) */
   int read_from_disk;       /**< source: 1 reads read_bytes_per_row off its node's disks, 0 from storage */
-  int write_to_disk;        /**< sink: 1 writes each partition to the disks of the node that made it */
+  int write_to;             /**< sink: where each partition it takes is written (sl_write_to) */
   int outputs_at_end;       /**< 1: a task's outputs appear when it ends (a sort), 0: as it makes them */
   /* all_to_all only: how it shuffles (sl_shuffle_strategy) */
   int strategy;

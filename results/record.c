@@ -252,6 +252,8 @@ void sl_summary_from_core(sl_summary *s, const sl_core *core)
   s->rows = st.rows_delivered;
   s->rows_rolled_back = st.rows_rolled_back;
   s->first_output_s = st.first_output_s;
+  s->storage_gets = st.storage_gets;
+  s->storage_puts = st.storage_puts;
   s->oom = st.oom;
   sl_core_idle(core, false, &s->cpu_time);
   sl_core_idle(core, true, &s->gpu_time);
@@ -329,6 +331,12 @@ void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, co
   s->expected_rows = plan->sink_rows;
   s->throughput_rows_s = jct_s > 0 ? rows / jct_s : 0;
   s->complete = complete;
+  sl_core_stats st;
+  sl_core_get_stats(core, &st);
+  const sl_pop *src = &plan->ops[0];
+  double input = src->kind == SL_OP_SOURCE && !plan->source_from_disk ? (double)plan->source_rows * src->read_bytes_per_row : 0;
+  double held = input * jct_s + st.storage_put_bytes * jct_s - st.storage_put_byte_s; /* each output byte from its upload */
+  s->cost = sl_cluster_run_cost(cluster, jct_s, st.storage_gets, st.storage_puts, held);
   sl_bound b;
   if (sl_bound_compute(plan, cluster, &b) == 0 && b.jct_s > 0) {
     s->bound_s = b.jct_s;
@@ -506,7 +514,8 @@ static const char *summary_cols[] = {
   "faults_not_applied", "cpu_capacity_s", "cpu_busy_s", "cpu_idle_admission_s", "cpu_idle_backpressure_s",
   "cpu_idle_input_s", "cpu_idle_transfer_s", "cpu_idle_failure_s", "cpu_idle_packing_s", "gpu_capacity_s", "gpu_busy_s",
   "gpu_idle_admission_s", "gpu_idle_backpressure_s", "gpu_idle_input_s", "gpu_idle_transfer_s", "gpu_idle_failure_s",
-  "gpu_idle_packing_s", "output_check", "startup_s", "time_scale", "bound_costs", "profile", NULL};
+  "gpu_idle_packing_s", "output_check", "startup_s", "time_scale", "bound_costs", "profile",
+  "storage_gets", "storage_puts", "instance_cost_usd", "request_cost_usd", "storage_held_cost_usd", "cost_usd", NULL};
 
 /* The capacity account's columns, in summary_cols' order. */
 static void field_time(csv_out *o, const sl_idle_breakdown *b)
@@ -590,6 +599,12 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   field_num(&o, s->time_scale);
   field_str(&o, s->bound_costs[0] ? s->bound_costs : "spec");
   field_str(&o, s->profile[0] ? s->profile : "ideal");
+  field_count(&o, s->storage_gets);
+  field_count(&o, s->storage_puts);
+  field_num(&o, s->cost.instances);
+  field_num(&o, s->cost.requests);
+  field_num(&o, s->cost.held);
+  field_num(&o, s->cost.total);
   end_row(&o);
   return sl_atomic_commit(&tmp, true, err, errlen);
 }

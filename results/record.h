@@ -110,6 +110,8 @@ typedef struct {
                              sluice calibrate fits them) */
   char profile[48];     /**< the system cost profile the plan's costs include (models/profile.h):
                              "ideal" when none */
+  double storage_gets, storage_puts; /**< requests to remote storage (sl_core_stats) */
+  sl_run_cost cost;     /**< dollars: the cluster's nodes over jct_s, the requests, the bytes held */
 } sl_summary;
 
 typedef struct sl_recorder_s sl_recorder;

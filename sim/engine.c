@@ -643,6 +643,9 @@ static bool emit_next(slot_t *w, sl_task_id task)
     if (w->op == s->plan->nops - 1 && s->plan->sink_to_disk && s->nodes[w->node].disk && bytes > 0 &&
         still_mine(w, task)) /* the sink's output, written where it was made */
       sg_disk_write(s->nodes[w->node].disk, (sg_size_t)(bytes + s->nodes[w->node].access_write_bytes));
+    else if (w->op == s->plan->nops - 1 && s->plan->sink_to_storage && s->storage && bytes > 0 &&
+             still_mine(w, task)) /* or uploaded to remote storage */
+      sg_host_sendto(s->nodes[w->node].cpu, s->storage, bytes);
     if (fate == SL_EMIT_SPILLED && s->nodes[w->node].disk && bytes > 0 && still_mine(w, task)) {
       double t0 = sim_clock();
       /* the task goes on once it is on disk */
@@ -1244,7 +1247,7 @@ static void child(void *ctx, void *result)
   int argc = 3;
   char *argv[] = {"sluice", "--log=root.thres:error", "--log=xbt_cfg.thres:critical", NULL};
   simgrid_init(&argc, argv);
-  sl_sim_platform_configure();
+  sl_sim_platform_configure(o->full_solver);
   simulate(o, r);
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) == 0)

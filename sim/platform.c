@@ -179,13 +179,14 @@ void sl_sim_layout_free(sl_sim_layout *l)
   l->nnodes = 0;
 }
 
-void sl_sim_platform_configure(void)
+void sl_sim_platform_configure(bool full_solver)
 {
   /* CM02 without the TCP window cap: transfers take latency + bytes/bw,
    * which a reader can check by hand (reference toolchain §2.5). */
   sg_cfg_set_string("network/model", "CM02");
   sg_cfg_set_double("network/TCP-gamma", 0);
   sg_cfg_set_boolean("network/crosstraffic", "no");
+  sg_cfg_set_string("network/optim", full_solver ? "Full" : "Lazy");
   /* The core and the recorder run on actor stacks: 256 KiB is plenty, and
    * 15,000 workers of the default 8 MiB would waste address space. The
    * same under the sanitizers: ASan poisons the shadow of a whole stack
@@ -397,7 +398,7 @@ static void read_child(const char *path, int fd)
   int argc = 2;
   char *argv[] = {"sluice", "--log=root.thres:error", NULL};
   simgrid_init(&argc, argv);
-  sl_sim_platform_configure();
+  sl_sim_platform_configure(false);
   simgrid_load_platform(path);
   const char *base = strrchr(path, '/');
   char name[SL_NAME_MAX];

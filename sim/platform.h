@@ -85,9 +85,14 @@ void sl_sim_layout_free(sl_sim_layout *l);
 /**
  * @brief Sets the network model (CM02, TCP-gamma 0, no cross traffic), the
  *        actor stack size and quiet logs. Call after simgrid_init() and
- *        before loading a platform.
+ *        before loading a platform. @p full_solver: SimGrid re-solves every
+ *        flow's share at each event (network/optim:Full) instead of the
+ *        ones an event touched (Lazy, the default): faster once thousands of
+ *        flows couple every link (a shuffle on 100 nodes: 1.8x), slower for
+ *        a few; the two round differently, so a run's times can differ a
+ *        little.
  */
-void sl_sim_platform_configure(void);
+void sl_sim_platform_configure(bool full_solver);
 
 /**
  * @brief Reads the loaded SimGrid platform (hand-written, see above) as a

@@ -32,6 +32,9 @@ check "bad --on-full exits 2" exits 2 "$sluice" sim fig9-small --on-full panic
 check "bad --mtbf exits 2" exits 2 "$sluice" sim fig9-small --mtbf often
 check "bad --seed exits 2" exits 2 "$sluice" sim fig9-small --seed -3
 check "bad --spill-bandwidth exits 2" exits 2 "$sluice" sim fig9-small --spill-bandwidth 10
+check "bad --flow-solver exits 2" exits 2 "$sluice" sim fig9-small --flow-solver fast
+check "--flow-solver full completes the same job" bash -c "'$sluice' sim fig9-small --flow-solver full --quiet \
+  --out '$tmp/full-solver' && grep -q ',1,simulated,' '$tmp/full-solver/summary.csv'"
 check "--cluster with --platform exits 2" exits 2 "$sluice" sim fig9-small --cluster fig9 --platform x.xml
 for bad in "explode:1@5s" "lose:1" "lose:7@5s" "kill:nosuchop@1s" "join:0@soon" "lose:cpu.9@1s" ","; do
   check "bad --fail '$bad' exits 2" exits 2 "$sluice" sim fig9-small --fail "$bad" --out "$tmp/never"

@@ -362,6 +362,38 @@ static sl_op_spec *storage_source(sl_workload *w, const char *name)
   return s;
 }
 
+/* A sink that uploads to storage takes the link's other direction (split
+ * duplex) and its node's NIC out: 1 MB read and 2 MB written a row through
+ * 100 MB/s of storage give 50 rows/s, not the reads' 100; with 16 MB/s
+ * NICs on 2 nodes the uploads' 32 MB/s bind: 16 rows/s. */
+static void test_storage_upload_bound(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+  sl_op_spec *s = storage_source(&w, "s3-to-s3");
+  s->out_row_bytes = 2 * MB;
+  sl_op_spec *sink = &w.ops[w.nops++];
+  snprintf(sink->name, sizeof sink->name, "sink");
+  sink->kind = SL_OP_SINK;
+  sink->write_to = SL_WRITE_STORAGE;
+  init_cluster(&c, "remote");
+  add_group(&c, 2, 8, 0, 1, 1);
+  c.groups[0].nic_bps = 1e12;
+  c.storage_bps = 100 * MB;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.throughput_rows_s, 50, 1e-6);
+  assert_string_equal(b.bottleneck, "storage");
+  c.groups[0].nic_bps = 16 * MB;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.throughput_rows_s, 16, 1e-6);
+  sink->write_to = SL_WRITE_NONE; /* reads alone: the NICs in, 32 MB/s */
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.throughput_rows_s, 32, 1e-6);
+}
+
 static void test_storage_bound(void **state)
 {
   (void)state;
@@ -586,7 +618,7 @@ static void test_disk_time_with_input_and_output(void **state)
   sl_op_spec *sink = &w.ops[w.nops++];
   snprintf(sink->name, sizeof sink->name, "sink");
   sink->kind = SL_OP_SINK;
-  sink->write_to_disk = 1;
+  sink->write_to = SL_WRITE_DISK;
   sl_cluster c;
   init_cluster(&c, "disks");
   add_group(&c, 2, 8, 0, 1, 1);
@@ -988,6 +1020,7 @@ int main(void)
     cmocka_unit_test(test_source_waves),
     cmocka_unit_test(test_disk_time),
     cmocka_unit_test(test_disk_time_with_input_and_output),
+    cmocka_unit_test(test_storage_upload_bound),
     cmocka_unit_test(test_disk_time_of_two_shuffles),
     cmocka_unit_test(test_critical_path_dominates),
     cmocka_unit_test(test_critical_path_is_a_lower_bound),

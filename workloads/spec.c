@@ -74,7 +74,7 @@ static const char *const sl__kind_names[] = {"source", "map", "map_batches", "al
 static const char *const sl__bool_names[] = {"false", "true", NULL};
 static const char *const sl__check_names[] = {"none", "sorted", "grouped", NULL};
 static const char *const sl__read_from_names[] = {"storage", "disk", NULL};
-static const char *const sl__write_to_names[] = {"none", "disk", NULL};
+static const char *const sl__write_to_names[] = {"none", "disk", "storage", NULL};
 static const char *const sl__outputs_names[] = {"as_made", "at_end", NULL};
 /* In the order of sl_shuffle_strategy */
 static const char *const sl__strategy_names[] = {"simple", "merge", "push", "push-star", NULL};
@@ -154,9 +154,10 @@ static const sl_ini_key sl__op_keys[] = {
    .doc = "where read_bytes_per_row come from: `storage`, over the cluster's storage link and the node's NIC; "
           "`disk`, off the disks of the node that runs the task (input laid out on the nodes, as a sort's is)"},
   {.name = "write_to", .type = SL_INI_CHOICE, .choices = sl__write_to_names, .kinds = SL__K(SL_OP_SINK),
-   .offset = SL__OP(write_to_disk), .dflt = "none",
+   .offset = SL__OP(write_to), .dflt = "none",
    .doc = "`disk`: each partition the sink takes is first written to the disks of the node that made it (a sort's "
-          "output); the task that made it goes on once it is written"},
+          "output); `storage`: uploaded over the node's NIC and the cluster's storage link, in PUTs of "
+          "storage_put_size; either way the task that made it goes on once it is written"},
   {.name = "check", .type = SL_INI_CHOICE, .choices = sl__check_names, .kinds = SL__K(SL_OP_SINK),
    .offset = SL__OP(check), .dflt = "none",
    .doc = "what a real run proves of its output: `sorted` checks like valsort that every partition is sorted "
@@ -579,6 +580,24 @@ static const sl_ini_key sl__cluster_keys[] = {
    .doc = "the link to remote storage (S3-like) that sources' read_bytes_per_row share"},
   {.name = "storage_latency", .type = SL_INI_TIME, .unit = "s", .range = SL_INI_NONNEG,
    .offset = SL__CL(storage_latency_s), .dflt = "10ms", .doc = "to the first byte of a read from remote storage"},
+  {.name = "storage_get_size", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_NONNEG,
+   .offset = SL__CL(storage_get_bytes), .dflt = "0",
+   .doc = "what one GET from remote storage moves at most: a source task's read is ceil(bytes / size) ranged "
+          "GETs (boto3's downloads: 8MiB); 0: one GET per task"},
+  {.name = "storage_put_size", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_NONNEG,
+   .offset = SL__CL(storage_put_bytes), .dflt = "0",
+   .doc = "what one PUT to remote storage moves at most: a partition a sink uploads is ceil(bytes / size) "
+          "parts of a multipart upload; 0: one PUT per partition"},
+  {.name = "storage_get_price", .type = SL_INI_PRICE, .unit = "$ per 1,000 requests", .range = SL_INI_NONNEG,
+   .offset = SL__CL(storage_get_price), .dflt = "0",
+   .doc = "what remote storage bills for 1,000 GETs (S3 Standard: $0.0004), in summary.csv's request_cost_usd"},
+  {.name = "storage_put_price", .type = SL_INI_PRICE, .unit = "$ per 1,000 requests", .range = SL_INI_NONNEG,
+   .offset = SL__CL(storage_put_price), .dflt = "0",
+   .doc = "what remote storage bills for 1,000 PUTs (S3 Standard: $0.005)"},
+  {.name = "storage_gb_month_price", .type = SL_INI_PRICE, .unit = "$ per GB-month", .range = SL_INI_NONNEG,
+   .offset = SL__CL(storage_gb_month_price), .dflt = "0",
+   .doc = "what remote storage bills to hold a GB for a month of 730 hours (S3 Standard: $0.023): a run pays "
+          "for the bytes its sources read and its sink wrote there over its whole length"},
   {.name = NULL},
 };
 
