@@ -174,12 +174,12 @@ static void test_streaming_matches_harness(void **state)
 
 /* Transfers cost latency + bytes / bandwidth (CM02, TCP-gamma 0): one
  * remote read of 10 MB over a 10 MB/s NIC adds a second. */
-static void test_transfer_time(void **state)
+/* One source task of one 10 MB row read from storage, then 1 s of work. */
+static void one_read_task(sl_workload *w)
 {
-  (void)state;
-  sl_workload w = {0};
-  w.target_partition_bytes = 10 * MB;
-  sl_op_spec *src = &w.ops[w.nops++];
+  memset(w, 0, sizeof *w);
+  w->target_partition_bytes = 10 * MB;
+  sl_op_spec *src = &w->ops[w->nops++];
   snprintf(src->name, sizeof src->name, "read");
   src->kind = SL_OP_SOURCE;
   src->cpu = 1;
@@ -189,6 +189,13 @@ static void test_transfer_time(void **state)
   src->read_bytes_per_row = 10 * MB;
   src->time_per_task = 1;
   src->rows_out_per_row = 1;
+}
+
+static void test_transfer_time(void **state)
+{
+  (void)state;
+  sl_workload w;
+  one_read_task(&w);
   sl_plan p;
   char err[256];
   sl_plan_opts po = {0};
@@ -214,18 +221,8 @@ static void test_transfer_time(void **state)
 static void test_upload_to_storage(void **state)
 {
   (void)state;
-  sl_workload w = {0};
-  w.target_partition_bytes = 10 * MB;
-  sl_op_spec *src = &w.ops[w.nops++];
-  snprintf(src->name, sizeof src->name, "read");
-  src->kind = SL_OP_SOURCE;
-  src->cpu = 1;
-  src->tasks = 1;
-  src->rows_per_task = 1;
-  src->out_row_bytes = 10 * MB;
-  src->read_bytes_per_row = 10 * MB;
-  src->time_per_task = 1;
-  src->rows_out_per_row = 1;
+  sl_workload w;
+  one_read_task(&w);
   sl_op_spec *sink = &w.ops[w.nops++];
   snprintf(sink->name, sizeof sink->name, "sink");
   sink->kind = SL_OP_SINK;
