@@ -19,7 +19,7 @@
 set -euo pipefail
 # shellcheck source=../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
-sl_begin exoshuffle "Exoshuffle's shuffle strategies: 1 TB on 10 nodes (HDD, SSD) and 10 TB on 100 nodes, simulated"
+sl_begin exoshuffle "Exoshuffle's shuffle strategies: 1 TB on 10 nodes (HDD, SSD) and 10, 50 and 100 TB on 100 nodes, simulated"
 
 base=$EXP_DIR/sort.ini
 panels="hdd ssd"
