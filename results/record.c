@@ -333,8 +333,8 @@ void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, co
   s->complete = complete;
   sl_core_stats st;
   sl_core_get_stats(core, &st);
-  const sl_pop *src = &plan->ops[0];
-  double input = src->kind == SL_OP_SOURCE && !plan->source_from_disk ? (double)plan->source_rows * src->read_bytes_per_row : 0;
+  double gets, puts, input, output; /* the requests are the core's, retries included */
+  sl_plan_storage_use(plan, cluster, &gets, &puts, &input, &output);
   double held = input * jct_s + st.storage_put_bytes * jct_s - st.storage_put_byte_s; /* each output byte from its upload */
   s->cost = sl_cluster_run_cost(cluster, jct_s, st.storage_gets, st.storage_puts, held);
   sl_bound b;
