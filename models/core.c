@@ -8,6 +8,7 @@
  */
 #include "core_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -940,6 +941,22 @@ static void count_storage_reads(sl_core *c, int op, int64_t rows)
   c->stats.storage_gets += sl_storage_requests(c->cluster, bytes, false);
 }
 
+/* The node holding the largest input of @p o that a task on @p node must
+ * receive over the network, -1 when every input is local. */
+static int largest_remote_input(const sl_core *c, const sl__task *o, int node)
+{
+  int from = -1;
+  double most = 0;
+  for (int i = 0; i < o->ninputs; i++) {
+    const sl__part *p = &c->parts[o->inputs[i]];
+    if (p->node >= 0 && p->node < c->nnodes && p->node != node && p->bytes > most) {
+      most = p->bytes;
+      from = p->node;
+    }
+  }
+  return from;
+}
+
 void sl__launch(sl_core *c, double now, sl_task_id id, int node)
 {
   sl__task *t = &c->tasks[id];
@@ -967,6 +984,9 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   c->free_cpu -= op->cpu;
   c->free_gpu -= op->gpu;
   c->free_slots--;
+  t->pull_from = largest_remote_input(c, o, node);
+  if (t->pull_from >= 0)
+    c->nodes[t->pull_from].pulls++;
   t->run_pos = (uint32_t)c->ops[t->op].running;
   c->ops[t->op].run_ids[t->run_pos] = id;
   c->ops[t->op].running++;
@@ -1005,6 +1025,9 @@ void sl__release(sl_core *c, sl__task *t)
     c->free_gpu += t->gpu;
     c->free_slots++;
   }
+  if (t->pull_from >= 0 && c->nodes[t->pull_from].pulls > 0)
+    c->nodes[t->pull_from].pulls--;
+  t->pull_from = -1;
   sl__op *s = &c->ops[t->op];
   uint32_t last = s->run_ids[s->running - 1];
   s->run_ids[t->run_pos] = last; /* the last one takes its place */
@@ -1135,6 +1158,53 @@ sl_task_id sl__take_rows(sl_core *c, int op, int64_t max_rows, int near)
   return assemble(c, op, ts, near);
 }
 
+/* Whether moving partition @p p over its holder's NIC takes more than a
+ * quarter of the work of a task of @p op: below that, which NIC serves it
+ * matters less than taking the oldest first, which frees the stores in the
+ * order they filled (small stores of GPU-only nodes filled when cheap
+ * transfers were reordered: zoo seed 1 case 102, 76.5 -> 68.7% of the
+ * bound). */
+static bool transfer_matters(const sl_core *c, int op, const sl__part *p)
+{
+  if (p->node < 0 || p->node >= c->nnodes)
+    return false;
+  double nic = sl_cluster_node_group(c->cluster, p->node)->nic_bps;
+  if (!(nic > 0) || !isfinite(nic))
+    return false;
+  double work = sl_plan_task_time(&c->plan->ops[op], c->ops[op].est_in_rows);
+  return p->bytes / nic > 0.25 * work;
+}
+
+/* The queued partition, among the first @p window, whose node serves the
+ * fewest transfers now (sl__node.pulls), the oldest on ties; SL_NONE when
+ * none is queued. A task placed where none of its input lives pulls it
+ * over the holder's NIC, and the oldest partitions are often the outputs
+ * of one node's tasks that ended together: eight capped GPU tasks pulled
+ * 11 MB each from the same 100 Mbps NIC, 2.7 s a task for 0.1 s of work
+ * (zoo seed 1 case 49). */
+static sl_part_id least_pulled(const sl_core *c, int op, uint32_t window)
+{
+  const sl__op *s = &c->ops[op];
+  sl_part_id best = SL_NONE;
+  int fewest = INT_MAX;
+  for (uint32_t k = 0; k < window && fewest > 0; k++) {
+    sl_part_id pid = sl__idq_at(&s->inq, k);
+    const sl__part *p = &c->parts[pid];
+    if (!p->in_queue)
+      continue;
+    if (best == SL_NONE && (p->spilled || !transfer_matters(c, op, p)))
+      return pid; /* the oldest, as without the count */
+    if (p->spilled)
+      continue; /* its disk, not its NIC, sets the pace of reading it */
+    int pulls = p->node >= 0 && p->node < c->nnodes ? c->nodes[p->node].pulls : 0;
+    if (pulls < fewest) {
+      fewest = pulls;
+      best = pid;
+    }
+  }
+  return best;
+}
+
 /* Assembles a task of @p op from its queue as @p ts allows. */
 static sl_task_id assemble(sl_core *c, int op, take_state ts, int near)
 {
@@ -1148,6 +1218,11 @@ static sl_task_id assemble(sl_core *c, int op, take_state ts, int near)
     if (!take_fits(&ts, p))
       break;
     take(&ts, s, p, pid);
+  }
+  if (ts.n == 0 && c->opts.streaming.bound_shares) {
+    sl_part_id pid = least_pulled(c, op, window);
+    if (pid != SL_NONE)
+      take(&ts, s, &c->parts[pid], pid);
   }
   for (uint32_t k = 0; k < window; k++) {
     sl_part_id pid = sl__idq_at(&s->inq, k);

@@ -88,6 +88,7 @@ typedef struct {
   double cpu, gpu;     /**< resources held while running */
   double charge_end;   /**< while running: when its work order's charge ends, at its speed */
   uint32_t run_pos;    /**< while running: its index in its operator's running list */
+  int pull_from;       /**< while running: the node its largest remote input came from, -1 none */
 } sl__task;
 
 typedef struct {
@@ -105,6 +106,8 @@ typedef struct {
   sl__idq waiting;     /**< running tasks whose emission waits for memory */
   int op_running[SL_MAX_OPS];        /**< per operator: attempts running here */
   double op_running_out[SL_MAX_OPS]; /**< per operator: what they emitted so far */
+  int pulls;           /**< running attempts elsewhere whose largest input lives here: the
+                            transfers its NIC serves at once, as the core counts them */
 } sl__node;
 
 typedef struct {

@@ -61,6 +61,7 @@ void sl__node_reset(sl_core *c, int n)
   nd->disk_capacity = sl_group_disk_capacity(g);
   nd->nfree = nd->nslots;
   nd->nfinishing = 0;
+  nd->pulls = 0;
   nd->cpu_finishing = nd->gpu_finishing = 0;
   for (int s = 0; s < nd->nslots; s++) {
     nd->free_slots[s] = nd->nslots - 1 - s; /* slot 0 on top */

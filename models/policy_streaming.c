@@ -45,6 +45,7 @@ typedef struct {
   double part_target[SL_MAX_OPS]; /* streaming-plus: output partition bytes, 0 = the plan's */
   double last_target[SL_MAX_OPS]; /* streaming-plus: the same in the operator's last wave */
   double area_s;                  /* streaming-plus: the bound's area, the JCT it aims at */
+  double source_deadline;         /* streaming-plus: when the last source task must start, 0 = none */
   double bound_source_rate;       /* streaming-plus: source tasks per second at the bound, 0 = none */
   double fill_pace;               /* streaming-plus: fill_pace() of the bound */
   double start_pace;              /* streaming-plus: start_pace() of the bound */
@@ -262,6 +263,8 @@ static void reserve_into(sl_core *c, double *shared_cpu, double *shared_mem)
     st->bud_gpu[i] = o->gpu > 0 ? fmax(0, sl__op_capacity(c, i, true) - c->ops[i].gpu_used) : 0;
   }
 }
+
+static double source_need_by_deadline(const sl_core *c, bool *late);
 
 static bool within_budget(const sl_core *c, int op)
 {
@@ -985,6 +988,9 @@ static bool under_cap(const sl_core *c, int op)
     return false;
   if (st->share_cap[op] == 0 || c->ops[op].running < st->share_cap[op])
     return true;
+  bool late = false;
+  if (op == 0 && c->ops[op].running < source_need_by_deadline(c, &late))
+    return true; /* behind its deadline: the share is the steady state's */
   /* Past its share of the bound's allocation: at the tail, when nothing
    * more comes from upstream, every slot may help; and an operator that
    * does not grow data may take a slot nobody else waits for (it cannot
@@ -1203,6 +1209,45 @@ static bool consumer_behind(const sl_core *c, int i)
   return need > 0 && next->in_queue_bytes >= BEHIND_NEEDS * need * fmax(next->est_in_bytes, 1);
 }
 
+/* streaming-plus: the source tasks that must run at once from now on for
+ * the last to start by the source's deadline (the bound's area less its
+ * critical path: the last source task, then its rows through every
+ * operator after it), and in @p late whether that is more than the bound's
+ * allocation gives the source. The allocation is the steady state's; a
+ * job is also a fill and a drain, and a source held to its share starts
+ * its last tasks too late for the slots they free to find work: 6,000
+ * 4-second sources on 2,496 CPUs held 1,242 of them, the last started at
+ * 17 s, and 1,250 CPUs idled through the final 5 s of a 20.5 s bound (zoo
+ * seed 1 case 53). Ahead of its share, the source leaves its consumers a
+ * backlog that fills the slots it frees at the end. */
+static double source_need_by_deadline(const sl_core *c, bool *late)
+{
+  const streaming_state *st = state(c);
+  const sl__op *src = &c->ops[0];
+  *late = false;
+  /* a source that the storage link holds back gains nothing from slots */
+  if (!(st->source_deadline > 0) || st->storage_binds || c->plan->ops[0].kind != SL_OP_SOURCE)
+    return 0;
+  double left = (double)(c->plan->ops[0].tasks - src->next_split);
+  if (!(left > 0))
+    return 0;
+  double window = st->source_deadline - c->now;
+  /* within a task of the deadline, or past it: every task left, now */
+  double tasks = window > src->est_time ? left * src->est_time / window : src->running + left;
+  *late = tasks > st->need[0];
+  return tasks;
+}
+
+/* Whether operator @p i needs a class of slot the source does not use: a
+ * source that runs ahead must not starve it of the slots they share, or
+ * the other class idles (zoo seed 1 case 49: a map on a GPU and a CPU
+ * waited for CPUs behind the sources, 701.8 -> 775.4 s). */
+static bool holds_other_class(const sl_core *c, int i)
+{
+  const sl_pop *o = &c->plan->ops[i], *src = &c->plan->ops[0];
+  return (o->gpu > 0 && !(src->gpu > 0)) || (o->cpu > 0 && !(src->cpu > 0));
+}
+
 /* How select_op() ranks operator @p i, least first: @p key, on ties
  * upstream first. The paper's rule, the key alone, is the bytes of its
  * output not yet consumed: what drains the stores goes first. With
@@ -1228,8 +1273,15 @@ static void launch_key(const sl_core *c, int i, bool deficit, bool *yields, doub
   if (!deficit)
     return;
   double need = state(c)->need[i];
+  bool late = false;
+  double by_deadline = i == 0 ? source_need_by_deadline(c, &late) : 0;
   *key = need > 0 ? c->ops[i].running / need : 0;
-  *yields = !(i == 0 && state(c)->storage_binds) && consumer_behind(c, i);
+  if (late && c->ops[i].running < by_deadline)
+    *key = -1; /* a source behind its deadline first */
+  else if (i > 0 && c->ops[i].running < need && holds_other_class(c, i) && source_need_by_deadline(c, &late) > 0 &&
+           late)
+    *key = -2; /* ... but not before what keeps the other class busy */
+  *yields = !(i == 0 && (state(c)->storage_binds || late)) && consumer_behind(c, i);
 }
 
 /* The operator to run next: least buffered output first (streaming-plus:
@@ -1675,6 +1727,39 @@ static double fill_pace(const sl_bound *b)
  * Slack of a tenth held back operators whose tasks come in waves on the
  * zoo (median 71.6% of the bound, behind another model by more than 2% in
  * 47 of 200 cases; half: 72.7% and 41). */
+/* The most bytes the job's data ever amounts to between two operators: its
+ * source rows at the largest of the sizes they take on the way. */
+static double most_bytes_in_flight(const sl_core *c)
+{
+  const sl_plan *p = c->plan;
+  double rows = (double)p->ops[0].tasks * (double)p->ops[0].rows_per_task, most = 0;
+  for (int i = 0; i < p->nops; i++)
+    most = fmax(most, rows * p->ops[i].alpha_rows / fmax(p->ops[0].alpha_rows, EPS) * p->ops[i].out_row_bytes);
+  return most;
+}
+
+/* Link pacing only where the whole job's data fits this share of the
+ * stores: then a faster start cannot fill them. A 30 GB job paced at the
+ * link of a 2 GB store filled it with source output and stalled its
+ * consumers (zoo seed 1 case 6: 69.4 -> 56.9% of the bound). */
+#define LINK_PACE_FILL 0.5
+
+/* Source tasks per second that the storage link serves one after another,
+ * each read at the link's whole bandwidth: paced no slower, reads never
+ * share the link, so they cannot end together, and where the reads are a
+ * sliver of the source's work the bound's pace alone only delays the
+ * fill (zoo seed 1 case 53: 808-byte reads on an 8.8 Mbps link behind
+ * 4.2 s of CPU work, 1,242 sources ramped up over 4 s at the bound's
+ * pace). */
+static double link_pace(const sl_core *c)
+{
+  const sl_pop *src = &c->plan->ops[0];
+  double bytes = src->read_bytes_per_row * (double)src->rows_per_task;
+  if (!(bytes > 0) || most_bytes_in_flight(c) > LINK_PACE_FILL * c->alive_store)
+    return 0;
+  return c->cluster->storage_bps / bytes;
+}
+
 static void bound_share_caps(sl_core *c, streaming_state *st)
 {
   /* an all-to-all splits the job into stages that run one after the
@@ -1686,6 +1771,8 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
   if (sl_bound_compute_rate(c->plan, c->cluster, &b) < 0 || !(b.throughput_rows_s > 0))
     return;
   st->area_s = b.area_s;
+  if (b.area_s > b.critical_path_s && most_bytes_in_flight(c) <= LINK_PACE_FILL * c->alive_store)
+    st->source_deadline = c->now + b.area_s - b.critical_path_s;
   /* the rate the bound found reads within a percent of the link's bytes */
   st->storage_binds = c->cluster->storage_bps > 0 && c->plan->ops[0].read_bytes_per_row > 0 &&
                       b.throughput_rows_s * c->plan->ops[0].read_bytes_per_row >= 0.99 * c->cluster->storage_bps;
@@ -1717,7 +1804,7 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
    * lockstep, the GPUs idle between waves (video on 32 nodes: 40% of the
    * bound, 96% paced). Sources that make their rows start freely. */
   if (c->plan->ops[0].rows_per_task > 0 && c->plan->ops[0].read_bytes_per_row > 0 && c->cluster->storage_bps > 0)
-    st->source_rate = BOUND_PACE_SLACK * st->fill_pace * st->bound_source_rate;
+    st->source_rate = fmax(BOUND_PACE_SLACK * st->fill_pace * st->bound_source_rate, link_pace(c));
 }
 
 /* Partitions fine enough for the consumer's slots: a partition is the
