@@ -1738,6 +1738,25 @@ static double most_bytes_in_flight(const sl_core *c)
   return most;
 }
 
+/* Whether a source task's reads take more than a quarter of its work
+ * through the NIC of some node that may run it: more sources at once then
+ * share the NICs rather than add throughput (zoo seed 3 case 17, a fused
+ * source reading 67 MB a task through NICs that bind: 92.9 -> 82.5% of
+ * the bound when its sources ran ahead). */
+static bool reads_crowd_nics(const sl_core *c)
+{
+  const sl_pop *src = &c->plan->ops[0];
+  double bytes = src->read_bytes_per_row * (double)src->rows_per_task;
+  double work = sl_plan_task_time(src, (double)src->rows_per_task);
+  for (int g = 0; g < c->cluster->ngroups && bytes > 0; g++) {
+    const sl_node_group *grp = &c->cluster->groups[g];
+    bool runs = src->gpu > 0 ? grp->gpu >= src->gpu : grp->cpu >= src->cpu;
+    if (runs && grp->nic_bps > 0 && isfinite(grp->nic_bps) && bytes / grp->nic_bps > 0.25 * work)
+      return true;
+  }
+  return false;
+}
+
 /* Link pacing only where the whole job's data fits this share of the
  * stores: then a faster start cannot fill them. A 30 GB job paced at the
  * link of a 2 GB store filled it with source output and stalled its
@@ -1755,7 +1774,7 @@ static double link_pace(const sl_core *c)
 {
   const sl_pop *src = &c->plan->ops[0];
   double bytes = src->read_bytes_per_row * (double)src->rows_per_task;
-  if (!(bytes > 0) || most_bytes_in_flight(c) > LINK_PACE_FILL * c->alive_store)
+  if (!(bytes > 0) || most_bytes_in_flight(c) > LINK_PACE_FILL * c->alive_store || reads_crowd_nics(c))
     return 0;
   return c->cluster->storage_bps / bytes;
 }
@@ -1771,7 +1790,8 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
   if (sl_bound_compute_rate(c->plan, c->cluster, &b) < 0 || !(b.throughput_rows_s > 0))
     return;
   st->area_s = b.area_s;
-  if (b.area_s > b.critical_path_s && most_bytes_in_flight(c) <= LINK_PACE_FILL * c->alive_store)
+  if (b.area_s > b.critical_path_s && most_bytes_in_flight(c) <= LINK_PACE_FILL * c->alive_store &&
+      !reads_crowd_nics(c))
     st->source_deadline = c->now + b.area_s - b.critical_path_s;
   /* the rate the bound found reads within a percent of the link's bytes */
   st->storage_binds = c->cluster->storage_bps > 0 && c->plan->ops[0].read_bytes_per_row > 0 &&
