@@ -1273,13 +1273,12 @@ static void launch_key(const sl_core *c, int i, bool deficit, bool *yields, doub
   if (!deficit)
     return;
   double need = state(c)->need[i];
-  bool late = false;
-  double by_deadline = i == 0 ? source_need_by_deadline(c, &late) : 0;
+  bool late;
+  double by_deadline = source_need_by_deadline(c, &late);
   *key = need > 0 ? c->ops[i].running / need : 0;
-  if (late && c->ops[i].running < by_deadline)
+  if (i == 0 && late && c->ops[i].running < by_deadline)
     *key = -1; /* a source behind its deadline first */
-  else if (i > 0 && c->ops[i].running < need && holds_other_class(c, i) && source_need_by_deadline(c, &late) > 0 &&
-           late)
+  else if (i > 0 && late && c->ops[i].running < need && holds_other_class(c, i))
     *key = -2; /* ... but not before what keeps the other class busy */
   *yields = !(i == 0 && (state(c)->storage_binds || late)) && consumer_behind(c, i);
 }
@@ -1720,13 +1719,6 @@ static double fill_pace(const sl_bound *b)
   return pace < FILL_PACE_LEAST ? 1 : fmin(pace, BOUND_PACE_CEILING / BOUND_PACE_SLACK);
 }
 
-/* streaming-plus: the tasks of each operator that the bound's throughput
- * needs at once, with the speed of an average slot of its class, and half
- * again as slack. An operator that grows data can then never take the
- * slots its consumers need to drain it (paused tasks hold their slots).
- * Slack of a tenth held back operators whose tasks come in waves on the
- * zoo (median 71.6% of the bound, behind another model by more than 2% in
- * 47 of 200 cases; half: 72.7% and 41). */
 /* The most bytes the job's data ever amounts to between two operators: its
  * source rows at the largest of the sizes they take on the way. */
 static double most_bytes_in_flight(const sl_core *c)
@@ -1774,11 +1766,24 @@ static double link_pace(const sl_core *c)
 {
   const sl_pop *src = &c->plan->ops[0];
   double bytes = src->read_bytes_per_row * (double)src->rows_per_task;
-  if (!(bytes > 0) || most_bytes_in_flight(c) > LINK_PACE_FILL * c->alive_store || reads_crowd_nics(c))
-    return 0;
-  return c->cluster->storage_bps / bytes;
+  return bytes > 0 ? c->cluster->storage_bps / bytes : 0;
 }
 
+/* Whether a source may start ahead of the bound's pace and share (the
+ * deadline, link pacing): only where neither the stores nor the NICs its
+ * reads cross can bind. */
+static bool source_may_run_ahead(const sl_core *c)
+{
+  return most_bytes_in_flight(c) <= LINK_PACE_FILL * c->alive_store && !reads_crowd_nics(c);
+}
+
+/* streaming-plus: the tasks of each operator that the bound's throughput
+ * needs at once, with the speed of an average slot of its class, and half
+ * again as slack. An operator that grows data can then never take the
+ * slots its consumers need to drain it (paused tasks hold their slots).
+ * Slack of a tenth held back operators whose tasks come in waves on the
+ * zoo (median 71.6% of the bound, behind another model by more than 2% in
+ * 47 of 200 cases; half: 72.7% and 41). */
 static void bound_share_caps(sl_core *c, streaming_state *st)
 {
   /* an all-to-all splits the job into stages that run one after the
@@ -1790,8 +1795,8 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
   if (sl_bound_compute_rate(c->plan, c->cluster, &b) < 0 || !(b.throughput_rows_s > 0))
     return;
   st->area_s = b.area_s;
-  if (b.area_s > b.critical_path_s && most_bytes_in_flight(c) <= LINK_PACE_FILL * c->alive_store &&
-      !reads_crowd_nics(c))
+  bool ahead = source_may_run_ahead(c);
+  if (ahead && b.area_s > b.critical_path_s)
     st->source_deadline = c->now + b.area_s - b.critical_path_s;
   /* the rate the bound found reads within a percent of the link's bytes */
   st->storage_binds = c->cluster->storage_bps > 0 && c->plan->ops[0].read_bytes_per_row > 0 &&
@@ -1824,7 +1829,7 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
    * lockstep, the GPUs idle between waves (video on 32 nodes: 40% of the
    * bound, 96% paced). Sources that make their rows start freely. */
   if (c->plan->ops[0].rows_per_task > 0 && c->plan->ops[0].read_bytes_per_row > 0 && c->cluster->storage_bps > 0)
-    st->source_rate = fmax(BOUND_PACE_SLACK * st->fill_pace * st->bound_source_rate, link_pace(c));
+    st->source_rate = fmax(BOUND_PACE_SLACK * st->fill_pace * st->bound_source_rate, ahead ? link_pace(c) : 0);
 }
 
 /* Partitions fine enough for the consumer's slots: a partition is the
