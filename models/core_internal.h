@@ -108,6 +108,8 @@ typedef struct {
   double op_running_out[SL_MAX_OPS]; /**< per operator: what they emitted so far */
   int pulls;           /**< running attempts elsewhere whose largest input lives here: the
                             transfers its NIC serves at once, as the core counts them */
+  int held_for;        /**< the operator a policy keeps the capacity this node frees for
+                            (sl__fits() refuses the others), -1: none */
 } sl__node;
 
 typedef struct {

@@ -62,6 +62,7 @@ void sl__node_reset(sl_core *c, int n)
   nd->nfree = nd->nslots;
   nd->nfinishing = 0;
   nd->pulls = 0;
+  nd->held_for = -1;
   nd->cpu_finishing = nd->gpu_finishing = 0;
   for (int s = 0; s < nd->nslots; s++) {
     nd->free_slots[s] = nd->nslots - 1 - s; /* slot 0 on top */
@@ -102,12 +103,22 @@ bool sl__fits_anywhere(const sl_core *c, int op)
   return c->free_slots > 0 && c->free_cpu + EPS >= o->cpu && c->free_gpu + EPS >= o->gpu;
 }
 
+/* Whether @p nd keeps what it frees of a class @p op uses for another
+ * operator (sl__node.held_for). */
+static bool held_from(const sl_core *c, const sl__node *nd, int op)
+{
+  if (nd->held_for < 0 || nd->held_for == op)
+    return false;
+  const sl_pop *h = &c->plan->ops[nd->held_for], *o = &c->plan->ops[op];
+  return (h->cpu > 0 && o->cpu > 0) || (h->gpu > 0 && o->gpu > 0);
+}
+
 bool sl__fits(const sl_core *c, int node, int op)
 {
   const sl__node *nd = &c->nodes[node];
   const sl_pop *o = &c->plan->ops[op];
   return nd->alive && nd->nfree > 0 && nd->cpu_free + EPS >= o->cpu && nd->gpu_free + EPS >= o->gpu &&
-         sl__op_allowed(c, node, op);
+         sl__op_allowed(c, node, op) && !held_from(c, nd, op);
 }
 
 bool sl__fits_once_finished(const sl_core *c, int node, int op)

@@ -50,6 +50,11 @@ typedef struct {
   double fill_pace;               /* streaming-plus: fill_pace() of the bound */
   double start_pace;              /* streaming-plus: start_pace() of the bound */
   double *spill_disk_s;           /* streaming-plus: disk seconds its spills took, by node */
+  double *ending;                 /* streaming-plus: scratch of hold_fast_nodes(), by node */
+  int *held;                      /* streaming-plus: the nodes hold_fast_nodes() held */
+  int nheld;
+  int holds[SL_MAX_OPS];          /* streaming-plus: nodes held for each operator */
+  bool holding;                   /* streaming-plus: an operator has long tasks to hold nodes for */
   bool any_disk;                  /* some node's group has a disk: spills_there() may hold */
   double backbone_share;          /* streaming-plus: a binding backbone's bytes per second per node, 0 = none */
   double source_expansion;        /* the most a source byte grows downstream (>= 1); budget_cap() */
@@ -1090,6 +1095,177 @@ static bool input_tail(const sl_core *c, int op)
   return left <= useful_instances(c, op) * fmax(c->ops[op].est_in_bytes, 1);
 }
 
+/* streaming-plus, on a cluster of unequal speeds: the tasks of @p op that
+ * the nodes of its fastest group run at once. */
+static double top_group_instances(const sl_core *c, int op, double top)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  double n = 0;
+  for (int g = 0; g < c->cluster->ngroups; g++) {
+    const sl_node_group *grp = &c->cluster->groups[g];
+    if (!((c->op_groups[op] >> g) & 1u) || grp->count <= 0 || group_speed(c, op, grp) < top * (1 - 1e-6))
+      continue;
+    double per = INFINITY;
+    if (o->cpu > 0)
+      per = fmin(per, floor(grp->cpu / o->cpu + 1e-9));
+    if (o->gpu > 0)
+      per = fmin(per, floor(grp->gpu / o->gpu + 1e-9));
+    if (isfinite(per))
+      n += per * grp->count;
+  }
+  return n;
+}
+
+/* A task whose time on a slow node exceeds its time on the fastest by
+ * this share of the bound's area is long. */
+#define LONG_TASK_LOSS 0.05
+/* A long task waits for a fast slot that frees within this share of what
+ * a slow one loses: the wait must win more than the estimates err by. */
+#define WAIT_SHARE 0.5
+
+/* The input rows the next task of @p op takes: those it gathers, no more
+ * than are queued. */
+static double next_task_rows(const sl_core *c, int op)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  const sl__op *s = &c->ops[op];
+  if (op == 0)
+    return (double)o->rows_per_task;
+  double rows = s->task_rows > 0 ? s->task_rows : s->nobs > 0 ? s->est_in_rows : 1;
+  if (s->nobs > 0) /* what they took, when that was less */
+    rows = fmin(rows, s->est_in_rows);
+  if (o->in_row_bytes > 0)
+    rows = fmin(rows, s->in_queue_bytes / o->in_row_bytes);
+  return fmax(1, rows);
+}
+
+/* streaming-plus, on a cluster of unequal speeds: the seconds a task of
+ * @p op would lose on a slow slot against a fast one, when every task it
+ * has yet to run fits the slots of its fastest group at once and that
+ * loss is long (LONG_TASK_LOSS); else 0. Such a task on a slow slot only
+ * ends late, and the job with it. */
+static double slow_slot_loss(const sl_core *c, int op, double *top)
+{
+  const streaming_state *st = state(c);
+  if (!c->opts.streaming.bound_shares || !(st->area_s > 0) || c->plan->ops[op].kind == SL_OP_ALL_TO_ALL ||
+      c->plan->ops[0].kind != SL_OP_SOURCE)
+    return 0;
+  double slow;
+  speed_range(c, op, &slow, top);
+  if (!(*top > slow * (1 + 1e-6)))
+    return 0;
+  const sl_pop *o = &c->plan->ops[op];
+  double rows = next_task_rows(c, op);
+  double loss = sl_plan_task_time(o, rows) * (1 / slow - 1 / *top);
+  if (!(loss > LONG_TASK_LOSS * st->area_s))
+    return 0;
+  double tasks;
+  if (op == 0)
+    tasks = (double)(o->tasks - c->ops[0].next_split);
+  else {
+    double expected = (double)c->plan->source_rows * c->plan->ops[op - 1].alpha_rows;
+    tasks = fmax(0, expected - (double)c->ops[op].rows_launched) / rows;
+  }
+  return tasks <= top_group_instances(c, op, *top) ? loss : 0;
+}
+
+/* Tasks of @p op that node @p n's free capacity, plus @p more of its
+ * class, fits at once. */
+static double tasks_fitting(const sl_core *c, int n, int op, double more)
+{
+  const sl__node *nd = &c->nodes[n];
+  const sl_pop *o = &c->plan->ops[op];
+  double k = nd->nfree;
+  if (o->cpu > 0)
+    k = fmin(k, floor((nd->cpu_free + (o->gpu > 0 ? 0 : more)) / o->cpu + 1e-9));
+  if (o->gpu > 0)
+    k = fmin(k, floor((nd->gpu_free + more) / o->gpu + 1e-9));
+  return k;
+}
+
+/* Whether node @p n is of the fastest group @p op may use (speed @p top). */
+static bool fast_node(const sl_core *c, int n, int op, double top)
+{
+  return c->nodes[n].alive && sl__op_allowed(c, n, op) && speed_on(c, op, n) >= top * (1 - 1e-6);
+}
+
+/* streaming-plus: the fastest nodes whose running tasks free, within the
+ * time a slow slot would lose (slow_slot_loss()), the capacity a long
+ * task of @p op needs are held for it, as many as it has tasks ready
+ * and no free fast slot takes: short tasks of other operators would
+ * otherwise take what each ending task frees, and a 4-CPU task waited
+ * 58 s behind quarter-CPU ones (zoo seed 1 case 130). */
+static void hold_fast_nodes_for(sl_core *c, int op)
+{
+  streaming_state *st = state(c);
+  double top;
+  double loss = slow_slot_loss(c, op, &top);
+  if (!(loss > 0) || !has_input(c, op))
+    return;
+  st->holding = true;
+  double rows = next_task_rows(c, op);
+  double ready = op == 0 ? 1 : fmax(1, ceil(c->ops[op].in_queue_bytes / fmax(c->plan->ops[op].in_row_bytes, 1) / rows - 1e-9));
+  for (int n = 0; n < c->nnodes && ready > 0; n++)
+    if (fast_node(c, n, op, top) && c->nodes[n].held_for < 0)
+      ready -= tasks_fitting(c, n, op, 0);
+  if (ready <= 0)
+    return;
+  bool gpu = c->plan->ops[op].gpu > 0;
+  memset(st->ending, 0, (size_t)c->nnodes * sizeof *st->ending);
+  for (int k = 0; k < c->nops; k++) {
+    const sl__op *s = &c->ops[k];
+    double request = gpu ? c->plan->ops[k].gpu : c->plan->ops[k].cpu;
+    for (int r = 0; request > 0 && r < s->running; r++) {
+      const sl__task *t = &c->tasks[s->run_ids[r]];
+      if (!t->waiting && t->charge_end <= c->now + WAIT_SHARE * loss) /* a paused task frees nothing */
+        st->ending[t->node] += request;
+    }
+  }
+  int first = st->nheld;
+  for (int n = 0; n < c->nnodes && ready > 0; n++) {
+    if (!fast_node(c, n, op, top) || c->nodes[n].held_for >= 0 || !(st->ending[n] > 0))
+      continue;
+    double k = tasks_fitting(c, n, op, st->ending[n]);
+    if (k > 0) {
+      c->nodes[n].held_for = op;
+      st->held[st->nheld++] = n;
+      st->holds[op]++;
+      ready -= k;
+    }
+  }
+  if (ready > 0) { /* too few fast slots free soon: the slow ones take the tasks now */
+    for (int k = first; k < st->nheld; k++)
+      c->nodes[st->held[k]].held_for = -1;
+    st->nheld = first;
+    st->holds[op] = 0;
+  }
+}
+
+/* Holds fast nodes for the long tasks of every operator, anew. */
+static void hold_fast_nodes(sl_core *c)
+{
+  streaming_state *st = state(c);
+  for (int k = 0; k < st->nheld; k++)
+    c->nodes[st->held[k]].held_for = -1;
+  st->nheld = 0;
+  st->holding = false;
+  memset(st->holds, 0, sizeof st->holds);
+  if (!c->opts.streaming.bound_shares)
+    return;
+  for (int i = c->nops - 1; i >= 0; i--)
+    hold_fast_nodes_for(c, i);
+}
+
+/* Whether a node of the fastest group of @p op (speed @p top) fits a task
+ * of it now (with @p room, with store room for its output). */
+static bool fast_slot_free(const sl_core *c, int op, double top, bool room)
+{
+  for (int n = 0; n < c->nnodes; n++)
+    if (fast_node(c, n, op, top) && sl__fits(c, n, op) && (!room || node_has_room(c, n, op)))
+      return true;
+  return false;
+}
+
 /* The fastest node that fits a task of @p op (and, with @p room, has room
  * for its output), from the rotating cursor on ties; -1 when none. The scan ends at the
  * first node of the fastest group, so a large cluster pays little. */
@@ -1123,7 +1299,7 @@ static bool launch_one(sl_core *c, double now, int op, bool limits, int room)
     return false;
   /* choose the node first, then the inputs that already live there */
   int near = -1;
-  if ((by_room && source_tail(c, op)) || input_tail(c, op)) {
+  if ((by_room && source_tail(c, op)) || input_tail(c, op) || slow_slot_loss(c, op, &(double){0}) > 0) {
     near = fastest_node_with_room(c, op, by_room); /* the last tasks */
     if (near < 0)
       return false;
@@ -1156,6 +1332,10 @@ static bool launch_one(sl_core *c, double now, int op, bool limits, int room)
   }
   int node = home >= 0 && c->nodes[home].alive ? home : near >= 0 ? near : sl__pick_node(c, op, &c->tasks[id]);
   sl__launch(c, now, id, node);
+  if (c->nodes[node].held_for == op) { /* what it has left is anyone's */
+    c->nodes[node].held_for = -1;
+    state(c)->holds[op]--;
+  }
   if (op == 0 && !c->opts.streaming.no_adaptive)
     state(c)->admit_budget -= c->ops[0].est_out_bytes;
   streaming_state *st = state(c);
@@ -1319,9 +1499,20 @@ static int select_op(sl_core *c, bool ignore_limits, int *room)
       if (by_room && (node = next_node_with_room(c, i)) < 0)
         continue;
     }
+    double top;
+    bool fast_free = false;
+    if (slow_slot_loss(c, i, &top) > 0) {
+      fast_free = fast_slot_free(c, i, top, by_room);
+      if (!fast_free && state(c)->holds[i] > 0)
+        continue; /* it waits for the fast nodes held for it */
+    }
     bool yields;
     double key;
     launch_key(c, i, deficit, &yields, &key);
+    if (fast_free) { /* its long tasks take the fast slots before short ones do */
+      key = -3;
+      yields = false;
+    }
     if (best < 0 || (!yields && best_yields) || (yields == best_yields && key < best_key - EPS)) {
       best = i;
       best_key = key;
@@ -1339,6 +1530,7 @@ static void streaming_schedule(sl_core *c, double now)
     sl__static_schedule(c, now);
     return;
   }
+  hold_fast_nodes(c);
   for (int i = c->nops - 1; i >= 0; i--)
     sl__launch_retries(c, now, i);
   if (!c->opts.streaming.no_adaptive)
@@ -1347,6 +1539,8 @@ static void streaming_schedule(sl_core *c, double now)
     bool launched = false;
     if (st->reserve)
       reserve(c);
+    if (st->holding) /* each launch changes what is free and what is ready */
+      hold_fast_nodes(c);
     int room;
     int op = select_op(c, false, &room);
     if (op >= 0)
@@ -1915,7 +2109,11 @@ static double fine_partition_bytes(const sl_core *c, int i, bool last_wave)
 static int streaming_init(sl_core *c, char *err, size_t errlen)
 {
   streaming_state *st = calloc(1, sizeof *st);
-  if (st && !(st->spill_disk_s = calloc(c->nnodes > 0 ? c->nnodes : 1, sizeof *st->spill_disk_s))) {
+  size_t nn = c->nnodes > 0 ? (size_t)c->nnodes : 1;
+  if (st && (!(st->spill_disk_s = calloc(nn, sizeof *st->spill_disk_s)) ||
+             !(st->ending = calloc(nn, sizeof *st->ending)) || !(st->held = calloc(nn, sizeof *st->held)))) {
+    free(st->spill_disk_s);
+    free(st->ending);
     free(st);
     st = NULL;
   }
@@ -1966,6 +2164,8 @@ static void streaming_fini(sl_core *c)
     sl__static_fini(c);
   if (c->pstate) {
     free(state(c)->spill_disk_s);
+    free(state(c)->ending);
+    free(state(c)->held);
     free(state(c)->fill);
   }
   free(c->pstate);
