@@ -25,7 +25,7 @@ static const char *USAGE =
   "                  [--sample TIME] [--time-limit TIME] [--stall-timeout TIME] [--out DIR]\n"
   "                  [--record-events FILE | --replay-events FILE] [--no-tasks] [--auto-order]\n"
   "                  [--flow-solver lazy|full]\n"
-  "                  [--profile NAME|FILE] [--quiet]";
+  "                  [--profile NAME|FILE] [--autoplace POLICY] [--quiet]";
 
 /* A randomly lost node's time away, unless --repair says otherwise. */
 #define DEFAULT_REPAIR_S 300.0
@@ -75,6 +75,11 @@ static const char *HELP =
   "                        partition, per byte copied or serialized): ideal (none, the default),\n"
   "                        raydata, spark, flink, sluice (profiles/NAME.ini, each number's source\n"
   "                        beside it), or a profile file\n"
+  "  --autoplace POLICY    with elastic node groups (a pool rented by the second): who runs\n"
+  "                        the CPU-only operators: bound (default: the fewest pool nodes\n"
+  "                        the bound says feed the accelerators, their hosts' CPUs first),\n"
+  "                        collocated (the hosts only), remote (pool nodes only, added while\n"
+  "                        each helps, as Cachew) or pecan (Pecan's AutoPlacement)\n"
   "  --quiet               print nothing but errors and warnings\n"
   "\n"
   "Times need a unit (15s, 500ms, 2min). 'sluice spec' describes the spec files.\n"

@@ -85,6 +85,11 @@ int sl_cli_engine_option(const char *cmd, int ch, const char *arg, sl_cli_engine
     return 0;
   case SL_CLI_O_PROFILE:
     return name_arg(cmd, "--profile", arg, &o->profile);
+  case SL_CLI_O_AUTOPLACE:
+    if (sl_core_opts_set_autoplace(&o->core, arg) < 0)
+      return sl_cli_usage_error(cmd, "--autoplace: unknown policy '%s' (expected bound, collocated, remote or pecan)",
+                                arg);
+    return 0;
   default:
     return 1;
   }

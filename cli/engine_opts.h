@@ -39,6 +39,7 @@ enum {
   SL_CLI_O_QUIET,
   SL_CLI_O_AUTO_ORDER,
   SL_CLI_O_PROFILE,
+  SL_CLI_O_AUTOPLACE,
 };
 
 /** @brief The shared options' entries, for a command's struct option table. */
@@ -53,7 +54,8 @@ enum {
   {"stall-timeout", required_argument, NULL, SL_CLI_O_STALL},                                                 \
   {"record-events", required_argument, NULL, SL_CLI_O_RECORD},                                                \
   {"replay-events", required_argument, NULL, SL_CLI_O_REPLAY}, {"quiet", no_argument, NULL, SL_CLI_O_QUIET},  \
-  {"auto-order", no_argument, NULL, SL_CLI_O_AUTO_ORDER}, {"profile", required_argument, NULL, SL_CLI_O_PROFILE}
+  {"auto-order", no_argument, NULL, SL_CLI_O_AUTO_ORDER}, {"profile", required_argument, NULL, SL_CLI_O_PROFILE}, \
+  {"autoplace", required_argument, NULL, SL_CLI_O_AUTOPLACE}
 
 /** @brief What the shared options said. Strings point into argv. */
 typedef struct {

@@ -56,6 +56,9 @@ void sl_cli_print_cost(FILE *f, const sl_summary *s)
   if (!(c->total > 0))
     return;
   fprintf(f, "  cost          $%.4g: nodes $%.4g", c->total, c->instances);
+  if (s->autoplace[0])
+    fprintf(f, " (hosts $%.4g, pool $%.4g: %.0f node-seconds, %d acquired, at most %d at once; --autoplace %s)",
+            s->host_cost_usd, s->pool_cost_usd, s->pool_node_s, s->pool_acquired, s->pool_peak, s->autoplace);
   if (s->storage_gets + s->storage_puts > 0 || c->held > 0)
     fprintf(f, ", %.0f GET and %.0f PUT requests $%.4g, storage held $%.4g", s->storage_gets, s->storage_puts,
             c->requests, c->held);

@@ -108,6 +108,7 @@ struct engine {
   atomic_bool real_kernels; /* some attempt ran a kernel that takes its own time */
   double last_progress_rows, last_progress_t;
   sl_net *net;              /* the cluster's links, emulated: storage reads, remote inputs */
+  double *join_at;          /* per node: when an acquired pool node is in service, INFINITY: none */
 };
 
 /* ------------------------------------------------------------------ time */
@@ -254,6 +255,8 @@ static void hand_garbage(engine *e)
   pthread_cond_signal(&e->reclaim_cv);
 }
 
+static void mark_fault(engine *e, double now, const char *kind, int node, const char *op);
+
 /* Acts on every pending decision of the core. Called with the lock held;
  * returns true when a LAUNCH landed on @p self (it runs it next). */
 static bool drain(engine *e, worker *self)
@@ -321,6 +324,14 @@ static bool drain(engine *e, worker *self)
       fail_job(e, d.code, "%s", why);
       break;
     }
+    case SL_DEC_ACQUIRE: /* its workers wait already: it serves once provisioned */
+      e->join_at[d.node] = now_s(e) + d.delay_s;
+      pthread_cond_signal(&e->main_cv);
+      mark_fault(e, now_s(e), "acquire", d.node, NULL);
+      break;
+    case SL_DEC_RELEASE: /* the core left nothing there: its workers idle until the end */
+      mark_fault(e, now_s(e), "release", d.node, NULL);
+      break;
     }
   }
   hand_garbage(e); /* the inputs a finish released, the partitions dropped */
@@ -1065,6 +1076,18 @@ static void inject(engine *e, int i, double now)
   drain(e, NULL);
 }
 
+/* Acquired pool nodes whose provisioning is over join the run. */
+static void join_provisioned(engine *e, double now)
+{
+  for (int n = 0; n < e->cluster->nnodes; n++)
+    if (e->join_at[n] <= now) {
+      e->join_at[n] = INFINITY;
+      sl_core_node_joined(e->core, now, n);
+      mark_fault(e, now, "join", n, NULL);
+      drain(e, NULL);
+    }
+}
+
 /* -------------------------------------------------------------- progress */
 
 static void progress_line(engine *e, double now)
@@ -1138,8 +1161,11 @@ static int start_workers(engine *e, char *err, size_t errlen)
   e->reclaimer_running = true;
   e->workers = calloc(nn, sizeof *e->workers);
   e->nslots = calloc(nn, sizeof *e->nslots);
-  if (!e->workers || !e->nslots)
+  e->join_at = malloc(sizeof *e->join_at * (size_t)nn);
+  if (!e->workers || !e->nslots || !e->join_at)
     goto out_nomem;
+  for (int n = 0; n < nn; n++)
+    e->join_at[n] = INFINITY;
   for (int n = 0; n < nn; n++) {
     e->nslots[n] = sl_core_node_slots(e->core, n);
     e->workers[n] = calloc(e->nslots[n] > 0 ? e->nslots[n] : 1, sizeof **e->workers);
@@ -1194,6 +1220,8 @@ static void stop_workers(engine *e)
   }
   free(e->workers);
   free(e->nslots);
+  free(e->join_at);
+  e->join_at = NULL;
   e->workers = NULL;
   if (e->reclaimer_running) { /* last: the workers' unpins above made garbage too */
     pthread_mutex_lock(&e->lock);
@@ -1344,6 +1372,8 @@ static void supervise(engine *e)
     double wake = fmin(sl_core_wakeup(e->core), next_sample);
     if (next_fault < o->faults.n)
       wake = fmin(wake, o->faults.ev[next_fault].at_s);
+    for (int n = 0; n < e->cluster->nnodes; n++)
+      wake = fmin(wake, e->join_at[n]);
     wake = fmin(wake, now_s(e) + 0.05); /* notice signals promptly */
     struct timespec ts = abs_time(e, wake);
     pthread_cond_timedwait(&e->main_cv, &e->lock, &ts);
@@ -1359,6 +1389,7 @@ static void supervise(engine *e)
       break;
     while (next_fault < o->faults.n && o->faults.ev[next_fault].at_s <= now)
       inject(e, next_fault++, now);
+    join_provisioned(e, now);
     if (sl_core_wakeup(e->core) <= now) {
       sl_core_tick(e->core, now);
       drain(e, NULL);

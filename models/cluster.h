@@ -36,6 +36,9 @@ typedef struct {
   double disk_capacity_bytes; /**< of one disk; 0 = as much as is spilled */
   double disk_latency_s;    /**< what one access (a partition written, a block of one read back)
                                  keeps a disk busy before bytes flow: an HDD's seek, 0 = none */
+  int elastic;              /**< a pool: its nodes start out of service, and the core acquires
+                                 (and bills) them as its autoplacement decides; count is the most */
+  double provision_delay_s; /**< elastic: from acquisition to service */
 } sl_node_group;
 
 /** @brief Whether nodes of @p g have a disk: spills on them take time. */

@@ -34,6 +34,8 @@ void sl_core_opts_default(sl_core_opts *o)
   o->channel_capacity = 2;
   o->max_retries = 0;
   o->seed = 0;
+  o->autoplace = SL_AUTOPLACE_BOUND;
+  o->autoplace_interval_s = 10.0;
 }
 
 static const struct {
@@ -122,7 +124,8 @@ static uint64_t hash_decision(const sl_core *c, uint64_t h, const sl_decision *d
   int64_t ints[] = {d->kind, d->task, d->origin, d->op, d->node, d->slot, d->attempt, d->ninputs, d->split,
                     d->rows, d->rows_per_part, d->out_rows, d->out_parts, d->share, d->share_end, d->shares, d->out_blocks, d->part, d->code, d->doomed, d->fresh,
                     d->outputs_at_end};
-  double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed, d->stalled_s, d->setup_s};
+  double reals[] = {d->bytes, d->target_bytes, d->work_s, d->charge_s, d->speed, d->stalled_s, d->setup_s,
+                    d->delay_s};
   h = fnv(h, ints, sizeof ints);
   h = fnv(h, reals, sizeof reals);
   if (d->inputs && d->ninputs > 0)
@@ -419,6 +422,8 @@ sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl
   for (int n = 0; n < c->nnodes; n++)
     c->stats.store_budget_bytes = fmin(c->stats.store_budget_bytes, c->nodes[n].store_budget);
   init_estimates(c);
+  if ((rc = sl__autoplace_init(c, err, errlen)) < 0)
+    goto out_free_core_quiet;
   if ((rc = c->policy->init(c, err, errlen)) < 0)
     goto out_free_core_quiet;
   if ((rc = sl__check_budgets(c, err, errlen)) < 0)
@@ -451,6 +456,7 @@ void sl_core_free(sl_core *c)
     return;
   if (c->policy && c->policy->fini)
     c->policy->fini(c);
+  sl__autoplace_fini(c);
   for (uint32_t i = 0; i < c->ntasks; i++)
     if (c->tasks[i].origin == i) {
       free(c->tasks[i].inputs);
@@ -981,6 +987,8 @@ void sl__launch(sl_core *c, double now, sl_task_id id, int node)
   t->out_bytes = 0;
   nd->cpu_free -= op->cpu;
   nd->gpu_free -= op->gpu;
+  if (!(op->gpu > 0))
+    nd->pre_cpu += op->cpu;
   c->free_cpu -= op->cpu;
   c->free_gpu -= op->gpu;
   c->free_slots--;
@@ -1017,6 +1025,8 @@ void sl__release(sl_core *c, sl__task *t)
     if (nd->nfinishing == 0)
       nd->cpu_finishing = nd->gpu_finishing = 0; /* no rounding residue */
   }
+  if (!(t->gpu > 0))
+    nd->pre_cpu = fmax(0, nd->pre_cpu - t->cpu);
   if (nd->alive) {
     nd->free_slots[nd->nfree++] = t->slot;
     nd->cpu_free += t->cpu;
@@ -1262,6 +1272,8 @@ static void check_done(sl_core *c)
     return;
   if (c->active == 0 && c->live_parts == 0 && sl__op_drained(c, c->nops - 1)) {
     c->done = true;
+    if (c->has_pool)
+      sl__autoplace_end(c, c->now);
     sl_decision d = {.kind = SL_DEC_DONE, .task = SL_NONE, .part = SL_NONE};
     sl__push(c, &d);
   }
@@ -1269,11 +1281,14 @@ static void check_done(sl_core *c)
 
 static double policy_wakeup(const sl_core *c)
 {
-  return c->policy->wakeup ? c->policy->wakeup(c) : INFINITY;
+  double pool = c->has_pool ? sl__autoplace_wakeup(c) : INFINITY;
+  return fmin(pool, c->policy->wakeup ? c->policy->wakeup(c) : INFINITY);
 }
 
 static void after_event(sl_core *c, double now)
 {
+  if (c->has_pool && !c->done)
+    sl__autoplace_after_event(c, now);
   if (!c->done)
     c->policy->schedule(c, now);
   sl__unjam(c);
@@ -1376,6 +1391,8 @@ int sl_core_start(sl_core *c, double now)
   c->started = true;
   c->now = now;
   c->idle.last = now;
+  if (c->has_pool)
+    sl__autoplace_start(c, now);
   after_event(c, now);
   return 0;
 }
@@ -1594,6 +1611,7 @@ int sl_core_node_lost(sl_core *c, double now, int node)
   sl__node *nd = &c->nodes[node];
   sl__count_node(c, node, -1);
   nd->alive = false;
+  sl__autoplace_lost(c, now, node);
   for (uint32_t i = 0; i < c->ntasks; i++) {
     sl__task *t = &c->tasks[i];
     if (t->state == SL__T_RUNNING && t->node == node) {
@@ -1616,10 +1634,11 @@ int sl_core_node_joined(sl_core *c, double now, int node)
   observe_event(c, SL_EV_NODE_JOINED, now, SL_NONE, 0, 0, node);
   if (node < 0 || node >= c->nnodes)
     return SL_EINVAL;
-  if (c->nodes[node].alive)
-    return 0;
+  if (c->nodes[node].alive || (c->nodes[node].elastic && !c->nodes[node].acquired))
+    return 0; /* a pool node serves only once acquired */
   c->now = now;
   sl__node_reset(c, node);
+  sl__autoplace_joined(c, node);
   if (c->policy->on_cluster_change)
     c->policy->on_cluster_change(c, now, node, true);
   after_event(c, now);

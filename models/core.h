@@ -67,6 +67,22 @@ typedef struct {
                              bound's allocation needs, while its inputs still flow */
 } sl_streaming_opts;
 
+/**
+ * @brief Who runs the CPU-only operators (preprocessing) when the cluster
+ *        has elastic node groups (a pool of CPU workers rented by the
+ *        second), as Pecan's AutoPlacement frames it.
+ */
+typedef enum {
+  SL_AUTOPLACE_BOUND,      /**< sluice's own: the fewest pool nodes the bound's LP says feed the
+                                accelerators, the accelerator hosts' CPUs first; more while the
+                                measured rate falls short of the bound's and the accelerators wait */
+  SL_AUTOPLACE_COLLOCATED, /**< the accelerator hosts only (tf.data): the pool is never used */
+  SL_AUTOPLACE_REMOTE,     /**< pool nodes only (Cachew): the hosts' CPUs run no preprocessing, and
+                                nodes are added one at a time while each raises the rate */
+  SL_AUTOPLACE_PECAN,      /**< Pecan's state machine: pool nodes up while they help, then the hosts'
+                                CPUs up in fifths, then pool nodes down within a tolerance */
+} sl_autoplace;
+
 /** @brief What happens when a node's store is full and nothing can wait. */
 typedef enum { SL_FULL_SPILL, SL_FULL_OOM } sl_on_full;
 
@@ -88,7 +104,15 @@ typedef struct {
                                    this long without a row delivered or a task finished; 0 = never */
   bool no_decision_hash;      /**< keep no sl_core_decision_hash(): for an engine that records no
                                    events, as hashing is a third of the executor's dispatch cost */
+  sl_autoplace autoplace;     /**< who preprocesses, with elastic node groups (default: bound) */
+  double autoplace_interval_s;/**< how long each measure of the delivery rate lasts (default 10 s) */
 } sl_core_opts;
+
+/** @brief Parses "bound", "collocated", "remote" or "pecan" into @p o. */
+int sl_core_opts_set_autoplace(sl_core_opts *o, const char *name);
+
+/** @brief The name of @p a ("bound", ...); NULL for a bad value. */
+const char *sl_autoplace_name(sl_autoplace a);
 
 /** @brief Defaults: streaming batch, spill on full, ratio 0.5, 1 s, 2 slots per channel. */
 void sl_core_opts_default(sl_core_opts *o);
@@ -121,6 +145,10 @@ typedef enum {
   SL_DEC_ROLLBACK,   /**< restore the sink to the last checkpoint (keep_split) */
   SL_DEC_DONE,       /**< the job is complete */
   SL_DEC_FAIL,       /**< the job cannot complete (error in code) */
+  SL_DEC_ACQUIRE,    /**< start elastic node @c node: it is billed from now, and the engine reports it
+                          with sl_core_node_joined() once @c delay_s (its provisioning) has passed */
+  SL_DEC_RELEASE,    /**< give elastic node @c node back: nothing runs or is stored there any more,
+                          and it is billed no longer; the engine stops its workers */
 } sl_dec_kind;
 
 /**
@@ -194,6 +222,8 @@ typedef struct {
                              particular; with SL_ESTALL, op is the stuck operator and stalled_s
                              how long nothing moved, 0 when work is stranded) */
   double stalled_s;     /**< FAIL of a stall */
+  double delay_s;       /**< ACQUIRE: seconds until the node is in service (its group's
+                             provision_delay) */
 } sl_decision;
 
 /** @brief What the core did with an emitted partition. */
@@ -392,6 +422,23 @@ typedef struct {
 } sl_core_op_stats;
 
 void sl_core_get_op_stats(const sl_core *c, int op, sl_core_op_stats *out);
+
+/** @brief What the elastic pool did, for summaries. */
+typedef struct {
+  int acquired, released;   /**< ACQUIRE and RELEASE decisions */
+  int lost;                 /**< pool nodes lost while held (billed until then) */
+  int peak;                 /**< most pool nodes held (billed) at once */
+  double node_s;            /**< pool node-seconds billed up to the last event (or @p now) */
+  double cost_usd;          /**< those seconds at their groups' prices */
+  double host_cost_usd;     /**< the other nodes, billed for the whole run */
+} sl_core_pool_stats;
+
+/** @brief The pool's bill up to @p now (the end of the run): elastic nodes
+ *  from their ACQUIRE to their RELEASE, the others for all of it. */
+void sl_core_pool_stats_at(const sl_core *c, double now, sl_core_pool_stats *out);
+
+/** @brief Whether @p node belongs to an elastic group. */
+bool sl_core_node_elastic(const sl_core *c, int node);
 
 /** @brief Whether @p node is in service: never lost, or joined since. */
 bool sl_core_node_alive(const sl_core *c, int node);

@@ -110,6 +110,12 @@ typedef struct {
                             transfers its NIC serves at once, as the core counts them */
   int held_for;        /**< the operator a policy keeps the capacity this node frees for
                             (sl__fits() refuses the others), -1: none */
+  /* the elastic pool (autoplace.c) */
+  bool elastic;        /**< of an elastic group: in service only while acquired */
+  bool acquired;       /**< elastic: billed (from acquired_at), in service or on its way */
+  bool draining;       /**< elastic: to be released once empty: sl__fits() refuses it */
+  double acquired_at, billed_s; /**< elastic: since when, and the seconds of earlier tenures */
+  double pre_cpu;      /**< CPUs held here by CPU-only operators (preprocessing) */
 } sl__node;
 
 typedef struct {
@@ -225,6 +231,13 @@ struct sl_core_s {
   sl__idle idle;
   double *split_rows;    /**< rows delivered per split (rolled back with the sink) */
   int64_t nsplits;
+  /* the elastic pool (autoplace.c) */
+  bool has_pool;         /**< some node group is elastic */
+  double host_cpu_share; /**< the share of an accelerator host's CPUs that CPU-only operators may
+                              hold (autoplacement: 0 for remote preprocessing, 1 for collocated) */
+  void *autoplace;       /**< the autoplacement's own state */
+  int pool_acquired, pool_released, pool_lost, pool_peak; /**< ACQUIREs, RELEASEs, losses while held,
+                                                      most held at once */
 };
 
 /** @brief The origin (first attempt) of attempt @p t: it owns the lineage. */
@@ -371,6 +384,28 @@ sl_task_id sl__make_all_to_all(struct sl_core_s *c, int op);
 void sl__release(struct sl_core_s *c, sl__task *t);
 /** @brief The last output @p pid of attempt @p t is an output like any other now. */
 void sl__forget_fresh(struct sl_core_s *c, sl__task *t, sl_part_id pid);
+
+/* The elastic pool and autoplacement (autoplace.c). */
+
+/** @brief Takes elastic nodes out of service and sets the autoplacement up. */
+int sl__autoplace_init(struct sl_core_s *c, char *err, size_t errlen);
+void sl__autoplace_fini(struct sl_core_s *c);
+/** @brief Acquisitions at the start of the job. */
+void sl__autoplace_start(struct sl_core_s *c, double now);
+/** @brief After every event: a measure that ended moves the autoplacement on,
+ *  and drained nodes are released. */
+void sl__autoplace_after_event(struct sl_core_s *c, double now);
+/** @brief The job is over: every pool node still held is released. */
+void sl__autoplace_end(struct sl_core_s *c, double now);
+/** @brief Elastic node @p node is in service (its provisioning is over). */
+void sl__autoplace_joined(struct sl_core_s *c, int node);
+/** @brief Elastic node @p node was lost: it is billed no longer. */
+void sl__autoplace_lost(struct sl_core_s *c, double now, int node);
+/** @brief When the autoplacement next wants a tick; INFINITY when it does not. */
+double sl__autoplace_wakeup(const struct sl_core_s *c);
+/** @brief Whether operator @p op may take @p cpu more CPUs of node @p n
+ *  (sl_core_s.host_cpu_share on accelerator hosts). */
+bool sl__host_cpu_allows(const struct sl_core_s *c, const sl__node *nd, int node, int op);
 
 /* Lineage and recovery (lineage.c). */
 

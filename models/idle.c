@@ -80,6 +80,8 @@ void sl__idle_advance(sl_core *c, double now)
   for (int n = 0; n < c->nnodes; n++) {
     sl__node *nd = &c->nodes[n];
     const sl_node_group *g = sl_cluster_node_group(c->cluster, n);
+    if (nd->elastic && !nd->alive)
+      continue; /* a pool node counts while it serves */
     a->capacity[SL__IDLE_CPU] += g->cpu * dt;
     a->capacity[SL__IDLE_GPU] += g->gpu * dt;
     if (!nd->alive) {

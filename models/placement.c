@@ -63,6 +63,8 @@ void sl__node_reset(sl_core *c, int n)
   nd->nfinishing = 0;
   nd->pulls = 0;
   nd->held_for = -1;
+  nd->draining = false;
+  nd->pre_cpu = 0;
   nd->cpu_finishing = nd->gpu_finishing = 0;
   for (int s = 0; s < nd->nslots; s++) {
     nd->free_slots[s] = nd->nslots - 1 - s; /* slot 0 on top */
@@ -117,8 +119,9 @@ bool sl__fits(const sl_core *c, int node, int op)
 {
   const sl__node *nd = &c->nodes[node];
   const sl_pop *o = &c->plan->ops[op];
-  return nd->alive && nd->nfree > 0 && nd->cpu_free + EPS >= o->cpu && nd->gpu_free + EPS >= o->gpu &&
-         sl__op_allowed(c, node, op) && !held_from(c, nd, op);
+  return nd->alive && !nd->draining && nd->nfree > 0 && nd->cpu_free + EPS >= o->cpu &&
+         nd->gpu_free + EPS >= o->gpu && sl__op_allowed(c, node, op) && !held_from(c, nd, op) &&
+         (!c->has_pool || sl__host_cpu_allows(c, nd, node, op));
 }
 
 bool sl__fits_once_finished(const sl_core *c, int node, int op)

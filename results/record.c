@@ -312,6 +312,27 @@ static void fill_resources(sl_summary *s, const sl_plan *plan, const sl_cluster 
   s->gpu_operators[len] = '\0';
 }
 
+/* Elastic nodes are billed while held, not for the whole run. */
+static void fill_pool(sl_summary *s, const sl_core *core, const sl_cluster *cluster, const sl_core_opts *opts,
+                      double jct_s)
+{
+  bool pool = false;
+  for (int g = 0; g < cluster->ngroups; g++)
+    pool = pool || cluster->groups[g].elastic;
+  if (!pool)
+    return;
+  sl_core_pool_stats ps;
+  sl_core_pool_stats_at(core, jct_s > 0 ? jct_s : 0, &ps);
+  snprintf(s->autoplace, sizeof s->autoplace, "%s", sl_autoplace_name(opts->autoplace));
+  s->pool_acquired = ps.acquired;
+  s->pool_peak = ps.peak;
+  s->pool_node_s = ps.node_s;
+  s->pool_cost_usd = ps.cost_usd;
+  s->host_cost_usd = ps.host_cost_usd;
+  s->cost.instances = ps.cost_usd + ps.host_cost_usd;
+  s->cost.total = s->cost.instances + s->cost.requests + s->cost.held;
+}
+
 void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, const sl_cluster *cluster,
                      const sl_core_opts *opts, const char *engine, double jct_s, double rows, bool complete)
 {
@@ -337,6 +358,7 @@ void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, co
   sl_plan_storage_use(plan, cluster, &gets, &puts, &input, &output);
   double held = input * jct_s + st.storage_put_bytes * jct_s - st.storage_put_byte_s; /* each output byte from its upload */
   s->cost = sl_cluster_run_cost(cluster, jct_s, st.storage_gets, st.storage_puts, held);
+  fill_pool(s, core, cluster, opts, jct_s);
   sl_bound b;
   if (sl_bound_compute(plan, cluster, &b) == 0 && b.jct_s > 0) {
     s->bound_s = b.jct_s;
@@ -515,7 +537,8 @@ static const char *summary_cols[] = {
   "cpu_idle_input_s", "cpu_idle_transfer_s", "cpu_idle_failure_s", "cpu_idle_packing_s", "gpu_capacity_s", "gpu_busy_s",
   "gpu_idle_admission_s", "gpu_idle_backpressure_s", "gpu_idle_input_s", "gpu_idle_transfer_s", "gpu_idle_failure_s",
   "gpu_idle_packing_s", "output_check", "startup_s", "time_scale", "bound_costs", "profile",
-  "storage_gets", "storage_puts", "instance_cost_usd", "request_cost_usd", "storage_held_cost_usd", "cost_usd", NULL};
+  "storage_gets", "storage_puts", "instance_cost_usd", "request_cost_usd", "storage_held_cost_usd", "cost_usd",
+  "autoplace", "pool_acquired", "pool_peak_nodes", "pool_node_s", "pool_cost_usd", "host_cost_usd", NULL};
 
 /* The capacity account's columns, in summary_cols' order. */
 static void field_time(csv_out *o, const sl_idle_breakdown *b)
@@ -605,6 +628,12 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   field_num(&o, s->cost.requests);
   field_num(&o, s->cost.held);
   field_num(&o, s->cost.total);
+  field_str(&o, s->autoplace);
+  field_i64(&o, s->pool_acquired);
+  field_i64(&o, s->pool_peak);
+  field_num(&o, s->pool_node_s);
+  field_num(&o, s->pool_cost_usd);
+  field_num(&o, s->host_cost_usd);
   end_row(&o);
   return sl_atomic_commit(&tmp, true, err, errlen);
 }

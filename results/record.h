@@ -111,7 +111,14 @@ typedef struct {
   char profile[48];     /**< the system cost profile the plan's costs include (models/profile.h):
                              "ideal" when none */
   double storage_gets, storage_puts; /**< requests to remote storage (sl_core_stats) */
-  sl_run_cost cost;     /**< dollars: the cluster's nodes over jct_s, the requests, the bytes held */
+  sl_run_cost cost;     /**< dollars: the cluster's nodes over jct_s (elastic ones while held), the
+                             requests, the bytes held */
+  char autoplace[16];   /**< with elastic groups: who preprocessed (sl_autoplace_name()), else "" */
+  int pool_acquired;    /**< elastic nodes acquired over the run */
+  int pool_peak;        /**< the most held at once */
+  double pool_node_s;   /**< their billed node-seconds */
+  double pool_cost_usd; /**< those seconds at their prices: the CPU workers' share of cost.instances */
+  double host_cost_usd; /**< the other nodes' share (the accelerator hosts) */
 } sl_summary;
 
 typedef struct sl_recorder_s sl_recorder;

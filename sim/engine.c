@@ -124,6 +124,7 @@ typedef struct {
   /* random losses */
   double mtbf_next;
   uint64_t mtbf_draws;
+  double join_at; /* an acquired pool node: when it is in service, INFINITY: none */
 } node_t;
 
 struct sim_s {
@@ -387,6 +388,10 @@ static void on_rollback(sim *s, const sl_decision *d, double now)
     s->res->code = SL_ENOMEM;
 }
 
+static void notify_driver(sim *s);
+static void mark_fault(sim *s, double now, const char *kind, int node, int op);
+static double next_fault_time(const sim *s);
+
 static void handle(sim *s, const sl_decision *d, double now)
 {
   switch (d->kind) {
@@ -419,6 +424,14 @@ static void handle(sim *s, const sl_decision *d, double now)
     break;
   case SL_DEC_CHECKPOINT:
     break; /* the simulated sink has nothing to snapshot */
+  case SL_DEC_ACQUIRE: /* its workers wait already: it serves once provisioned */
+    s->nodes[d->node].join_at = now + d->delay_s;
+    mark_fault(s, now, "acquire", d->node, -1);
+    notify_driver(s);
+    break;
+  case SL_DEC_RELEASE: /* the core left nothing there: its workers idle until the end */
+    mark_fault(s, now, "release", d->node, -1);
+    break;
   }
 }
 
@@ -428,7 +441,7 @@ static void notify_driver(sim *s)
 {
   if (s->in_driver || s->driver_signalled)
     return;
-  if (s->done || sl_core_wakeup(s->core) < s->driver_wake_at - EPS) {
+  if (s->done || fmin(sl_core_wakeup(s->core), next_fault_time(s)) < s->driver_wake_at - EPS) {
     s->driver_signalled = true;
     sg_sem_release(s->driver_sem);
   }
@@ -885,6 +898,8 @@ static bool kill_task(sim *s, int op, double now)
 static double next_fault_time(const sim *s)
 {
   double t = INFINITY;
+  for (int n = 0; n < s->cluster->nnodes; n++)
+    t = fmin(t, s->nodes[n].join_at);
   if (s->o->faults && s->next_fault < s->o->faults->n)
     t = s->o->faults->ev[s->next_fault].at_s;
   if (s->o->mtbf_s > 0)
@@ -933,6 +948,17 @@ static void apply_random(sim *s, int n, double now)
 
 static void apply_faults(sim *s, double now)
 {
+  for (int n = 0; n < s->cluster->nnodes && !s->done; n++)
+    if (s->nodes[n].join_at <= now + EPS) { /* an acquired pool node, provisioned */
+      s->nodes[n].join_at = INFINITY;
+      if (!s->nodes[n].alive) { /* a random loss took its host while it was out of service */
+        join_node(s, n, now);
+        continue;
+      }
+      sl_core_node_joined(s->core, now, n);
+      mark_fault(s, now, "join", n, -1);
+      drain(s, now);
+    }
   while (!s->done) {
     if (s->o->faults && s->next_fault < s->o->faults->n && s->o->faults->ev[s->next_fault].at_s <= now + EPS) {
       apply_scheduled(s, s->next_fault++, now);
@@ -1119,6 +1145,7 @@ static int setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen)
     nd->mtbf_next = s->o->mtbf_s > 0 ? sl__draw_exponential(s->o->mtbf_s, s->o->seed, STREAM_MTBF + (uint64_t)n, 0)
                                      : INFINITY;
     nd->mtbf_draws = 1;
+    nd->join_at = INFINITY;
     for (int j = 0; j < nd->nslots; j++, k++) {
       slot_t *w = &s->slots[k];
       w->s = s;

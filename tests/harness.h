@@ -56,6 +56,7 @@ typedef struct {
   int failed_code;
   bool done;
   int64_t launches, rollbacks, checkpoints;
+  int64_t acquired, released; /* pool nodes: ACQUIRE and RELEASE decisions */
   double launched_at_op_min[SL_MAX_OPS], ended_at_op_max[SL_MAX_OPS];
   int64_t slot_clashes; /* LAUNCHes on a slot a live task still held */
   int64_t launches_on_group[SL_MAX_OPS][SL_MAX_GROUPS]; /* where each operator ran */
@@ -233,6 +234,13 @@ static void h_drain(harness *h)
       h->done = true;
       break;
     case SL_DEC_DROP:
+      break;
+    case SL_DEC_ACQUIRE:
+      h_push(h, h->now + d.delay_s, H_NODE_JOINED, 0, d.node);
+      h->acquired++;
+      break;
+    case SL_DEC_RELEASE:
+      h->released++;
       break;
     }
   }

@@ -640,6 +640,13 @@ static const sl_ini_key sl__group_keys[] = {
    .doc = "how long one access keeps a local disk busy before its bytes flow (an HDD's seek and rotation, "
           "some 8 ms; an NVMe's 0.1 ms): a simulation charges it per spilled partition written and per "
           "block read back, so reducers reading many small blocks pay for each"},
+  {.name = "elastic", .type = SL_INI_CHOICE, .offset = SL__GR(elastic), .choices = sl__bool_names, .dflt = "false",
+   .doc = "`true`: a pool of nodes rented by the second (remote CPU workers): they start out of service, and "
+          "the run acquires and releases them as `--autoplace` decides, billing each from its acquisition to "
+          "its release; `count` is the most it may hold"},
+  {.name = "provision_delay", .type = SL_INI_TIME, .unit = "s", .range = SL_INI_NONNEG,
+   .offset = SL__GR(provision_delay_s), .dflt = "0",
+   .doc = "elastic groups: how long a node takes from its acquisition (when billing starts) to service"},
   {.name = "min", .type = SL_INI_INT, .unit = "nodes", .range = SL_INI_NONNEG, .offset = SL__GR(min_count),
    .dflt = "0", .doc = "fewest nodes of the group a capacity search tries"},
   {.name = "max", .type = SL_INI_INT, .unit = "nodes", .range = SL_INI_ONE, .offset = SL__GR(max_count),
