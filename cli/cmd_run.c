@@ -23,7 +23,7 @@ static const char *USAGE =
   "                    [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
   "                    [--seed N] [--stall-timeout TIME] [--max-errored-rows N] [--time-scale F]\n"
   "                    [--record-events FILE | --replay-events FILE] [--auto-order]\n"
-  "                    [--profile NAME|FILE] [--autoplace POLICY] [--quiet]";
+  "                    [--profile NAME|FILE] [--autoplace POLICY [--autoplace-interval TIME]] [--quiet]";
 
 static const char *HELP =
   "Runs WORKLOAD on this machine: one worker thread per slot of each virtual\n"
@@ -60,6 +60,8 @@ static const char *HELP =
   "                        the bound says feed the accelerators, their hosts' CPUs first),\n"
   "                        collocated (the hosts only), remote (pool nodes only, added while\n"
   "                        each helps, as Cachew) or pecan (Pecan's AutoPlacement)\n"
+  "  --autoplace-interval TIME  how long each measure of the delivery rate lasts, on which\n"
+  "                        remote, pecan and bound act (default 10s)\n"
   "  --quiet               no progress line\n\n"
   "Times need a unit (15s, 500ms, 2min). 'sluice spec' describes the spec files.\n"
   "Exit codes: 0 complete, 1 the run failed or was interrupted, 2 bad usage or input.\n";

@@ -25,7 +25,7 @@ static const char *USAGE =
   "                  [--sample TIME] [--time-limit TIME] [--stall-timeout TIME] [--out DIR]\n"
   "                  [--record-events FILE | --replay-events FILE] [--no-tasks] [--auto-order]\n"
   "                  [--flow-solver lazy|full]\n"
-  "                  [--profile NAME|FILE] [--autoplace POLICY] [--quiet]";
+  "                  [--profile NAME|FILE] [--autoplace POLICY [--autoplace-interval TIME]] [--quiet]";
 
 /* A randomly lost node's time away, unless --repair says otherwise. */
 #define DEFAULT_REPAIR_S 300.0
@@ -80,6 +80,8 @@ static const char *HELP =
   "                        the bound says feed the accelerators, their hosts' CPUs first),\n"
   "                        collocated (the hosts only), remote (pool nodes only, added while\n"
   "                        each helps, as Cachew) or pecan (Pecan's AutoPlacement)\n"
+  "  --autoplace-interval TIME  how long each measure of the delivery rate lasts, on which\n"
+  "                        remote, pecan and bound act (default 10s)\n"
   "  --quiet               print nothing but errors and warnings\n"
   "\n"
   "Times need a unit (15s, 500ms, 2min). 'sluice spec' describes the spec files.\n"

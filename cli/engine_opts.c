@@ -90,6 +90,8 @@ int sl_cli_engine_option(const char *cmd, int ch, const char *arg, sl_cli_engine
       return sl_cli_usage_error(cmd, "--autoplace: unknown policy '%s' (expected bound, collocated, remote or pecan)",
                                 arg);
     return 0;
+  case SL_CLI_O_AUTOPLACE_INTERVAL:
+    return sl_cli_parse_time(cmd, "--autoplace-interval", arg, true, &o->core.autoplace_interval_s);
   default:
     return 1;
   }

@@ -40,6 +40,7 @@ enum {
   SL_CLI_O_AUTO_ORDER,
   SL_CLI_O_PROFILE,
   SL_CLI_O_AUTOPLACE,
+  SL_CLI_O_AUTOPLACE_INTERVAL,
 };
 
 /** @brief The shared options' entries, for a command's struct option table. */
@@ -55,7 +56,8 @@ enum {
   {"record-events", required_argument, NULL, SL_CLI_O_RECORD},                                                \
   {"replay-events", required_argument, NULL, SL_CLI_O_REPLAY}, {"quiet", no_argument, NULL, SL_CLI_O_QUIET},  \
   {"auto-order", no_argument, NULL, SL_CLI_O_AUTO_ORDER}, {"profile", required_argument, NULL, SL_CLI_O_PROFILE}, \
-  {"autoplace", required_argument, NULL, SL_CLI_O_AUTOPLACE}
+  {"autoplace", required_argument, NULL, SL_CLI_O_AUTOPLACE},                                                 \
+  {"autoplace-interval", required_argument, NULL, SL_CLI_O_AUTOPLACE_INTERVAL}
 
 /** @brief What the shared options said. Strings point into argv. */
 typedef struct {

@@ -103,7 +103,12 @@ bool sl__host_cpu_allows(const sl_core *c, const sl__node *nd, int node, int op)
   const sl_pop *o = &c->plan->ops[op];
   if (o->gpu > 0 || !accelerator_host(nd) || c->host_cpu_share >= 1)
     return true;
-  return nd->pre_cpu + o->cpu <= c->host_cpu_share * nd->cpu_total + EPS;
+  /* a share too small for one task still runs one (Pecan's first local
+   * worker is a whole worker) */
+  double limit = c->host_cpu_share * nd->cpu_total;
+  if (c->host_cpu_share > 0 && limit < o->cpu)
+    limit = o->cpu;
+  return nd->pre_cpu + o->cpu <= limit + EPS;
 }
 
 bool sl_core_node_elastic(const sl_core *c, int node)
@@ -119,6 +124,14 @@ int sl__autoplace_init(sl_core *c, char *err, size_t errlen)
       c->has_pool = true;
   if (!c->has_pool)
     return 0;
+  bool fixed = c->opts.model == SL_MODEL_STREAM || c->opts.streaming.static_alloc;
+  if (fixed && c->opts.autoplace != SL_AUTOPLACE_COLLOCATED) {
+    snprintf(err, errlen, "an elastic node group needs a model that places tasks as they come (streaming, "
+                          "streaming-plus, streaming-noadapt, streaming-nopart or batch): %s places its operators "
+                          "on the nodes in service at the start (or use --autoplace collocated)",
+             sl_core_opts_model_name(&c->opts));
+    return SL_EINVAL;
+  }
   ap_state *s = calloc(1, sizeof *s);
   if (!s) {
     snprintf(err, errlen, "out of memory");
@@ -195,18 +208,32 @@ static bool acquire_one(sl_core *c, double now)
   return false;
 }
 
-/* Marks the pool node acquired last, in service, to go once empty; false
- * when none is held. */
-static bool release_one(sl_core *c)
+/* Whether preprocessing may run on some node in service outside the pool. */
+static bool hosts_preprocess(const sl_core *c)
 {
-  int last = -1;
   for (int n = 0; n < c->nnodes; n++) {
     const sl__node *nd = &c->nodes[n];
-    if (nd->elastic && nd->acquired && nd->alive && !nd->draining &&
-        (last < 0 || nd->acquired_at >= c->nodes[last].acquired_at))
+    if (nd->alive && !nd->elastic && nd->cpu_total > 0 && (!accelerator_host(nd) || c->host_cpu_share > 0))
+      return true;
+  }
+  return false;
+}
+
+/* Marks the pool node acquired last, in service, to go once empty; false
+ * when none is held, or when it is the last place preprocessing may run:
+ * its stored partitions wait for a consumer, and none would be left. */
+static bool release_one(sl_core *c)
+{
+  int last = -1, held = 0;
+  for (int n = 0; n < c->nnodes; n++) {
+    const sl__node *nd = &c->nodes[n];
+    if (!nd->elastic || !nd->acquired || nd->draining)
+      continue;
+    held++;
+    if (nd->alive && (last < 0 || nd->acquired_at >= c->nodes[last].acquired_at))
       last = n;
   }
-  if (last < 0)
+  if (last < 0 || (held == 1 && !hosts_preprocess(c) && !ap(c)->tail))
     return false;
   c->nodes[last].draining = true;
   return true;
@@ -409,6 +436,10 @@ void sl__autoplace_after_event(sl_core *c, double now)
     while (release_one(c))
       ;
   }
+  /* liveness: preprocessing left, the hosts closed to it and no pool node
+   * held (the one held was lost): one more */
+  if (!s->tail && !hosts_preprocess(c) && pool_held(c) == 0)
+    acquire_one(c, now);
   if (s->phase != ST_STABLE && !s->tail) {
     double len = c->opts.autoplace_interval_s > 0 ? c->opts.autoplace_interval_s : 10;
     if (s->pending > 0)

@@ -766,6 +766,133 @@ static void test_same_instant_exec(void **state)
   assert_int_equal(bad, 0);
 }
 
+/* ------------------------------------------------------------ elastic pool */
+
+/* tiny on one host of 4 CPUs and 2 GPUs and a pool of two 4-CPU workers
+ * that serve 20 ms after their acquisition (models/autoplace.c). */
+static void fixture_pool(fixture *f)
+{
+  fixture_tiny(f, 1);
+  f->name = "pool";
+  sl_cluster_free(&f->cluster);
+  f->cluster.ngroups = 2;
+  sl_node_group *pool = &f->cluster.groups[1];
+  *pool = f->cluster.groups[0];
+  snprintf(pool->name, sizeof pool->name, "pool");
+  pool->count = 2;
+  pool->gpu = 0;
+  pool->elastic = 1;
+  pool->provision_delay_s = 0.02;
+  assert_int_equal(sl_cluster_expand(&f->cluster), 0);
+}
+
+static const char *const pool_policies[] = {"bound", "remote", "pecan"};
+/* none, a pool node lost while it serves, a task killed: at the middle of
+ * the failure-free run */
+static const char *const pool_faults[] = {NULL, "lose:pool.0@%gs", "kill:transform@%gs"};
+#define NPOOL_POLICIES 3
+#define NPOOL_FAULTS 3
+
+/* Whether a pool run delivered the failure-free run's rows, acquired a
+ * pool node and held none past the end; prints why not. */
+static bool pool_run_ok(const char *engine, const char *policy, const char *faults, int code, const char *err,
+                        const sl_summary *s, uint64_t checksum)
+{
+  const char *why = code ? (err && err[0] ? err : "the run failed")
+                    : !s->complete ? s->note
+                    : s->sink_checksum != checksum ? "the sink differs from the collocated run"
+                    : s->pool_acquired < 1 ? "no pool node was acquired"
+                    : !(s->pool_node_s > 0) ? "no pool node-second was billed"
+                    : NULL;
+  if (why)
+    fprintf(stderr, "  FAIL %s pool --autoplace %s [%s]: %s (rows %.0f)\n", engine, policy, faults ? faults : "",
+            why, s->rows);
+  return why == NULL;
+}
+
+/* A pool node acquired and released, lost while it serves, or its task
+ * killed: under every autoplacement policy the sink gets the rows of the
+ * run that used no pool (tf.data's), once each. */
+static void test_pool_sim(void **state)
+{
+  (void)state;
+  fixture f;
+  fixture_pool(&f);
+  const char *models_here[] = {"streaming", "streaming-plus", "batch"};
+  int bad = 0;
+  for (int m = 0; m < 3; m++) {
+    sl_sim_opts o = sim_opts(&f, models_here[m]);
+    assert_int_equal(sl_core_opts_set_autoplace(&o.core, "collocated"), 0);
+    sl_sim_result base;
+    sl_sim_run(&o, &base);
+    assert_int_equal(base.code, 0);
+    assert_true(base.summary.complete);
+    for (int p = 0; p < NPOOL_POLICIES; p++)
+      for (int k = 0; k < NPOOL_FAULTS; k++) {
+        char text[128] = "", err[256];
+        sl_fault_schedule faults = {0};
+        sl_sim_opts c = sim_opts(&f, models_here[m]);
+        assert_int_equal(sl_core_opts_set_autoplace(&c.core, pool_policies[p]), 0);
+        c.core.autoplace_interval_s = 0.05;
+        if (pool_faults[k]) {
+          snprintf(text, sizeof text, pool_faults[k], 0.4 * base.summary.jct_s);
+          assert_int_equal(sl_faults_parse(text, &f.plan, &f.cluster, &faults, err, sizeof err), 0);
+          c.faults = &faults;
+        }
+        c.time_limit_s = 20 * base.summary.jct_s + 10;
+        sl_sim_result r;
+        sl_sim_run(&c, &r);
+        tally.cases[SIM]++;
+        tally.failures[SIM] += r.faults_applied;
+        bad += !pool_run_ok("sim", pool_policies[p], text, r.code || r.timed_out, r.timed_out ? "hung" : r.err, &r.summary,
+                            base.summary.sink_checksum);
+      }
+  }
+  sl_cluster_free(&f.cluster);
+  assert_int_equal(bad, 0);
+}
+
+static void test_pool_exec(void **state)
+{
+  (void)state;
+  fixture f;
+  fixture_pool(&f);
+  int bad = 0;
+  sl_exec_opts o;
+  sl_exec_opts_default(&o);
+  assert_int_equal(sl_core_opts_set_autoplace(&o.core, "collocated"), 0);
+  char dir[] = "/tmp/sluice-pool-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  o.out_dir = dir;
+  o.stall_timeout_s = 5;
+  sl_summary base;
+  char err[600];
+  assert_int_equal(sl_exec_run(&f.plan, &f.cluster, &o, &base, err, sizeof err), 0);
+  assert_true(base.complete);
+  for (int p = 0; p < NPOOL_POLICIES; p++)
+    for (int k = 0; k < NPOOL_FAULTS; k++) {
+      char text[128] = "";
+      sl_exec_opts c;
+      sl_exec_opts_default(&c);
+      assert_int_equal(sl_core_opts_set_autoplace(&c.core, pool_policies[p]), 0);
+      c.core.autoplace_interval_s = 0.05;
+      c.out_dir = dir;
+      c.stall_timeout_s = 5;
+      if (pool_faults[k]) {
+        snprintf(text, sizeof text, pool_faults[k], 0.4 * base.jct_s);
+        assert_int_equal(sl_faults_parse(text, &f.plan, &f.cluster, &c.faults, err, sizeof err), 0);
+      }
+      sl_summary s;
+      int rc = sl_exec_run(&f.plan, &f.cluster, &c, &s, err, sizeof err);
+      tally.cases[EXEC]++;
+      tally.failures[EXEC] += s.faults_applied;
+      bad += !pool_run_ok("exec", pool_policies[p], text, rc, err, &s, base.sink_checksum);
+    }
+  remove_dir(dir);
+  sl_cluster_free(&f.cluster);
+  assert_int_equal(bad, 0);
+}
+
 /* ------------------------------------------------------------ stall detector */
 
 /* Two CPU nodes and one GPU node: losing the GPU node for good leaves
@@ -931,12 +1058,13 @@ static const struct CMUnitTest sim_tiny[] = {cmocka_unit_test(test_sim_matrix_ti
 static const struct CMUnitTest sim_mixed[] = {cmocka_unit_test(test_sim_matrix_mixed),
                                               cmocka_unit_test(test_stream_rollback_mixed_splits)};
 static const struct CMUnitTest sim_fig9[] = {cmocka_unit_test(test_sim_matrix_fig9)};
-static const struct CMUnitTest sim_edges[] = {cmocka_unit_test(test_same_instant_sim), cmocka_unit_test(test_sim_stall)};
+static const struct CMUnitTest sim_edges[] = {cmocka_unit_test(test_same_instant_sim), cmocka_unit_test(test_sim_stall),
+                                               cmocka_unit_test(test_pool_sim)};
 static const struct CMUnitTest exec_streaming[] = {cmocka_unit_test(test_exec_matrix_streaming)};
 static const struct CMUnitTest exec_nopart_static[] = {cmocka_unit_test(test_exec_matrix_nopart_static)};
 static const struct CMUnitTest exec_batch_stream[] = {cmocka_unit_test(test_exec_matrix_batch_stream),
                                                       cmocka_unit_test(test_same_instant_exec)};
-static const struct CMUnitTest exec_edges[] = {cmocka_unit_test(test_exec_stall),
+static const struct CMUnitTest exec_edges[] = {cmocka_unit_test(test_exec_stall), cmocka_unit_test(test_pool_exec),
                                                cmocka_unit_test(test_exec_matrix_plus)};
 
 #define PART(name, tests) {name, tests, sizeof tests / sizeof tests[0]}
