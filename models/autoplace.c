@@ -48,6 +48,9 @@
 #define BOUND_ENOUGH 0.98
 /* sluice: a measured rate this far below the bound's asks for one more node. */
 #define BOUND_SHORT 0.90
+/* sluice: ... and only while the accelerators idle this share of the
+ * measure for want of input. */
+#define STARVED 0.10
 
 typedef enum {
   ST_REMOTE_UP,   /* pool nodes added one at a time while each helps */
@@ -60,6 +63,7 @@ typedef struct {
   ap_phase phase;
   double window_start; /* when the running measure began; -1: none runs */
   double window_rows;  /* rows delivered then */
+  double window_gpu_cap, window_gpu_starved; /* GPU-seconds then: all, and idle for want of input */
   double last_rate;    /* the measure before the last change, -1: none yet */
   double best_rate;    /* the best measure so far */
   int pending;         /* acquired, not yet in service */
@@ -244,7 +248,8 @@ static void release_drained(sl_core *c, double now)
 {
   for (int n = 0; n < c->nnodes; n++) {
     sl__node *nd = &c->nodes[n];
-    if (!nd->draining || !nd->alive || nd->nfree < nd->nslots || nd->store_used > EPS || nd->disk_used > EPS)
+    /* half a byte: sums of partition sizes leave rounding dust, never a byte */
+    if (!nd->draining || !nd->alive || nd->nfree < nd->nslots || nd->store_used > 0.5 || nd->disk_used > 0.5)
       continue;
     sl__count_node(c, n, -1);
     nd->alive = false;
@@ -361,6 +366,18 @@ static void begin_measure(sl_core *c, double now)
 {
   ap(c)->window_start = now;
   ap(c)->window_rows = c->stats.rows_delivered;
+  ap(c)->window_gpu_cap = c->idle.capacity[SL__IDLE_GPU];
+  ap(c)->window_gpu_starved = c->idle.s[SL__IDLE_GPU][SL_IDLE_INPUT];
+}
+
+/* The share of the accelerators' time in the measure just ended that they
+ * idled for want of input (1 without accelerators: all is preprocessing). */
+static double starved_share(const sl_core *c)
+{
+  double cap = c->idle.capacity[SL__IDLE_GPU] - ap(c)->window_gpu_cap;
+  if (!(cap > 0))
+    return 1;
+  return (c->idle.s[SL__IDLE_GPU][SL_IDLE_INPUT] - ap(c)->window_gpu_starved) / cap;
 }
 
 /* The next step of the policy after a measure of @p rate rows per second. */
@@ -376,8 +393,10 @@ static void step(sl_core *c, double now, double rate)
     if (c->opts.autoplace == SL_AUTOPLACE_BOUND && !first && !helped) {
       release_one(c); /* the last one did not help */
       s->phase = ST_STABLE;
-    } else if (c->opts.autoplace == SL_AUTOPLACE_BOUND && rate >= BOUND_SHORT * s->bound_rate) {
-      s->phase = ST_STABLE; /* the bound's rate, near enough */
+    } else if (c->opts.autoplace == SL_AUTOPLACE_BOUND &&
+               (rate >= BOUND_SHORT * s->bound_rate || starved_share(c) < STARVED)) {
+      s->phase = ST_STABLE; /* the bound's rate, near enough, or the accelerators fed: a rate
+                               short of the bound is then the pipeline filling, not CPUs */
     } else if (helped && acquire_one(c, now)) {
       ;
     } else {
@@ -442,8 +461,8 @@ void sl__autoplace_after_event(sl_core *c, double now)
     acquire_one(c, now);
   if (s->phase != ST_STABLE && !s->tail) {
     double len = c->opts.autoplace_interval_s > 0 ? c->opts.autoplace_interval_s : 10;
-    if (s->pending > 0)
-      s->window_start = -1; /* a node on its way: no measure counts until it serves */
+    if (s->pending > 0 || c->stats.first_output_s < 0)
+      s->window_start = -1; /* a node on its way, or nothing delivered yet: no measure counts */
     else if (s->window_start < 0)
       begin_measure(c, now);
     else if (now >= s->window_start + len - EPS) {

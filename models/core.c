@@ -1220,6 +1220,18 @@ static sl_task_id assemble(sl_core *c, int op, take_state ts, int near)
 {
   sl__op *s = &c->ops[op];
   uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
+  /* a pool node to be released waits for its stored partitions to go:
+   * they go first, or a host that makes its own inputs leaves them to the
+   * end (and the node is billed till then) */
+  for (uint32_t k = 0; c->has_pool && k < window; k++) {
+    sl_part_id pid = sl__idq_at(&s->inq, k);
+    sl__part *p = &c->parts[pid];
+    if (!p->in_queue || p->node < 0 || !c->nodes[p->node].draining)
+      continue;
+    if (!take_fits(&ts, p))
+      break;
+    take(&ts, s, p, pid);
+  }
   for (uint32_t k = 0; near >= 0 && k < window; k++) {
     sl_part_id pid = sl__idq_at(&s->inq, k);
     sl__part *p = &c->parts[pid];

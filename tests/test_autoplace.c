@@ -51,16 +51,22 @@ static void training(sl_workload *w)
   snprintf(o->name, sizeof o->name, "sink");
 }
 
-static void build(sl_plan *p)
+static void build_tasks(sl_plan *p, int64_t tasks)
 {
   sl_workload w;
   training(&w);
+  w.ops[0].tasks = tasks;
   char err[256];
   sl_plan_opts po = {0};
   int rc = sl_plan_build(p, &w, &po, err, sizeof err);
   if (rc)
     fprintf(stderr, "plan: %s\n", err);
   assert_int_equal(rc, 0);
+}
+
+static void build(sl_plan *p)
+{
+  build_tasks(p, SOURCE_TASKS);
 }
 
 static void group(sl_node_group *g, const char *name, int count, double cpu, double gpu, double price)
@@ -217,6 +223,30 @@ static void test_pecan_turns_to_the_host(void **state)
   done(&j);
 }
 
+/* Pecan where the host's CPUs suffice: it gives its workers back, and
+ * each goes as soon as it is drained. The partitions stored on a draining
+ * node go first: left in queue order, the host's own outputs fed the GPU
+ * ahead of them and the nodes stayed billed to the end (0.95 of the
+ * node-seconds four workers held for the whole run; 0.16 now). */
+static void test_drained_pool_nodes_go_early(void **state)
+{
+  (void)state;
+  job j = {0};
+  build_tasks(&j.plan, 10 * SOURCE_TASKS); /* long enough for the search to end */
+  cluster(&j.cl, 4);
+  sl_cluster_free(&j.cl);
+  j.cl.groups[HOST].cpu = 24; /* 17.5 CPUs feed the GPU */
+  assert_int_equal(sl_cluster_expand(&j.cl), 0);
+  sl_core_opts o = policy("pecan");
+  j.jct = h_run(&j.h, &j.plan, &j.cl, &o, 1e5);
+  assert_true(j.jct > 0);
+  assert_float_equal(h_delivered(&j.h), 10 * SOURCE_TASKS * ROWS_PER_TASK, 1e-9);
+  sl_core_pool_stats_at(j.h.core, j.jct, &j.ps);
+  assert_true(j.ps.peak >= 2);
+  assert_true(j.ps.node_s < 0.6 * j.ps.peak * j.jct);
+  done(&j);
+}
+
 /* A pool node lost mid-run: its work is redone, nothing is lost (run()
  * checks every row), and it is billed only until the loss. */
 static void test_pool_node_lost(void **state)
@@ -256,6 +286,7 @@ int main(void)
     cmocka_unit_test(test_bound_acquires_what_the_bound_needs),
     cmocka_unit_test(test_pecan_turns_to_the_host),
     cmocka_unit_test(test_pool_node_lost),
+    cmocka_unit_test(test_drained_pool_nodes_go_early),
     cmocka_unit_test(test_deterministic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
