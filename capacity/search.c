@@ -51,8 +51,8 @@ void sl_cap_shape_name(const sl_cluster *types, const sl_cap_shape *s, char *buf
   for (int g = 0; g < types->ngroups; g++) {
     if (!s->counts[g])
       continue;
-    int k = snprintf(buf + len, len < n ? n - len : 0, "%s%d x %s", len ? " + " : "",
-                     s->counts[g], types->groups[g].name);
+    int k = snprintf(buf + len, len < n ? n - len : 0, "%s%s%d x %s", len ? " + " : "",
+                     types->groups[g].elastic ? "a pool of " : "", s->counts[g], types->groups[g].name);
     len += k > 0 ? (size_t)k : 0;
   }
 }
@@ -136,12 +136,34 @@ static void set_all_models(const sl_cap_opts *o, sl_cap_shape *s, sl_cap_status 
     s->by_model[m].status = st;
 }
 
+/* What the shape's nodes cost an hour, an elastic type's at none: a pool
+ * is billed while held, from none to all of it, so the fixed part alone
+ * is a lower bound of what a run pays. */
 static double price_of(const sl_cap_opts *o, const int *counts)
 {
   double price = 0;
   for (int g = 0; g < o->types->ngroups; g++)
-    price += counts[g] * o->types->groups[g].price_per_hour;
+    if (!o->types->groups[g].elastic)
+      price += counts[g] * o->types->groups[g].price_per_hour;
   return price;
+}
+
+/* Whether the node types hold an elastic pool. */
+static bool has_pool(const sl_cap_opts *o)
+{
+  for (int g = 0; g < o->types->ngroups; g++)
+    if (o->types->groups[g].elastic)
+      return true;
+  return false;
+}
+
+/* The objective of a simulated outcome: the pool billed as the run held it. */
+static double simulated_objective(const sl_cap_opts *o, const sl_cap_shape *s, const sl_cap_outcome *out)
+{
+  if (!has_pool(o))
+    return objective_of(o, s->price_per_hour, out->jct_s);
+  double per_hour = s->price_per_hour + (out->jct_s > 0 ? out->pool_cost_per_run * 3600 / out->jct_s : 0);
+  return o->rank == SL_CAP_RANK_HOUR ? per_hour : out->cost_per_run;
 }
 
 /* Whether operator @p op fits on some node of @p c, as the bound has it. */
@@ -523,15 +545,18 @@ static int simulate(const sl_cap_opts *o, sl_cap_shape *s, int m, char *err, siz
   out->jct_s = scale_jct(o, s, res.summary.jct_s);
   out->throughput_rows_s = out->jct_s > 0 ? (double)o->plan->source_rows / out->jct_s : 0;
   out->pct_of_bound = out->complete && out->jct_s > 0 ? 100 * s->bound_jct_s / out->jct_s : 0;
-  out->cost_per_run = s->price_per_hour * out->jct_s / 3600 + storage_cost(o, out->jct_s);
-  double objective = objective_of(o, s->price_per_hour, out->jct_s);
+  /* a sample's pool bill grows with its JCT, as the rest of it does */
+  double sim_jct = res.summary.jct_s;
+  out->pool_cost_per_run = sim_jct > 0 ? res.summary.pool_cost_usd * out->jct_s / sim_jct : 0;
+  out->cost_per_run = s->price_per_hour * out->jct_s / 3600 + out->pool_cost_per_run + storage_cost(o, out->jct_s);
+  double objective = simulated_objective(o, s, out);
   out->meets = out->complete && meets_target(o, out->jct_s) && (o->budget <= 0 || objective <= o->budget);
   return 0;
 }
 
 static double outcome_objective(const sl_cap_opts *o, const sl_cap_shape *s, int m)
 {
-  return objective_of(o, s->price_per_hour, s->by_model[m].jct_s);
+  return simulated_objective(o, s, &s->by_model[m]);
 }
 
 /* Keeps the @p top smallest objectives found, ascending: best[top - 1] is
@@ -920,7 +945,7 @@ int sl_cap_write_csv(const sl_cap_opts *o, const sl_cap_result *r, FILE *f)
 {
   const char *head[] = {"shape", "nodes", "price_per_hour", "bound_jct_s", "bound_throughput_rows_s",
                         "model", "status", "reason", "jct_s", "throughput_rows_s", "pct_of_bound",
-                        "cost_per_run", "meets_target", "pareto"};
+                        "cost_per_run", "pool_cost_per_run", "meets_target", "pareto"};
   for (unsigned i = 0; i < sizeof head / sizeof *head; i++)
     put_field(f, head[i], i == 0);
   for (int g = 0; g < o->types->ngroups; g++)
@@ -945,6 +970,7 @@ int sl_cap_write_csv(const sl_cap_opts *o, const sl_cap_result *r, FILE *f)
       put_num(f, sim ? out->throughput_rows_s : NAN);
       put_num(f, sim ? out->pct_of_bound : NAN);
       put_num(f, sim ? out->cost_per_run : NAN);
+      put_num(f, sim ? out->pool_cost_per_run : NAN);
       fprintf(f, ",%d,%d", out->meets, out->pareto);
       for (int g = 0; g < o->types->ngroups; g++)
         fprintf(f, ",%d", s->counts[g]);

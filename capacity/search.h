@@ -67,7 +67,9 @@ typedef enum {
 typedef struct {
   sl_cap_status status;
   double jct_s, throughput_rows_s, pct_of_bound;
-  double cost_per_run;      /**< price per hour x JCT, plus remote storage's requests and bytes held */
+  double cost_per_run;      /**< price per hour x JCT, plus remote storage's requests and bytes held;
+                                 an elastic type's nodes only while the run held them */
+  double pool_cost_per_run; /**< of that, the elastic types' nodes (the rented CPU workers) */
   bool complete;            /**< the simulated job finished */
   bool meets;               /**< complete, meets the target and the budget */
   bool pareto;              /**< no other simulated shape is both cheaper per run and faster */
@@ -76,7 +78,8 @@ typedef struct {
 typedef struct {
   int counts[SL_MAX_GROUPS]; /**< nodes of each type */
   int nodes;
-  double price_per_hour;
+  double price_per_hour;     /**< of its nodes, an elastic type's counted at none: the pool is
+                                  billed while held, which only a simulation says */
   double bound_jct_s;        /**< INFINITY when infeasible */
   double critical_path_s;    /**< of one partition through every operator (the bound's) */
   double bound_throughput_rows_s; /**< rows / bound JCT */

@@ -493,15 +493,22 @@ static int print_model(const args *a, const sl_cap_result *r, int m)
     print_best_reached(a, r);
     return 0;
   }
-  printf("  %-3s %-52s %9s %10s %9s %10s %7s\n", "#", "shape", "$/hour", "$/run", "rows/s", "JCT", "%bound");
+  bool pool = false;
+  for (int g = 0; g < o->types->ngroups; g++)
+    pool = pool || o->types->groups[g].elastic;
+  printf("  %-3s %-52s %9s %10s %9s %10s %7s%s\n", "#", "shape", pool ? "hosts $/h" : "$/hour", "$/run", "rows/s",
+         "JCT", "%bound", pool ? "  pool $/run" : "");
   for (int i = 0; i < r->ntop[m]; i++) {
     const sl_cap_shape *s = &r->shapes[r->top[m][i]];
     const sl_cap_outcome *out = &s->by_model[m];
-    char name[1024], jct[32], cost[32];
+    char name[1024], jct[32], cost[32], pool_cost[32];
     sl_cap_shape_name(o->types, s, name, sizeof name);
-    printf("  %-3d %-52s %9.2f %10s %9.2f %10s %6.1f%%\n", i + 1, name, s->price_per_hour,
+    printf("  %-3d %-52s %9.2f %10s %9.2f %10s %6.1f%%", i + 1, name, s->price_per_hour,
            dollars(out->cost_per_run, cost, sizeof cost), out->throughput_rows_s,
            sl_format_time(out->jct_s, jct, sizeof jct), out->pct_of_bound);
+    if (pool)
+      printf("  %10s", dollars(out->pool_cost_per_run, pool_cost, sizeof pool_cost));
+    printf("\n");
   }
   return r->ntop[m];
 }

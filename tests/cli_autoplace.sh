@@ -87,6 +87,15 @@ check "and acquires pool nodes" awk -v n="$(summary_field "$tmp/run" pool_acquir
 check "its joins come after the provisioning delay" awk -F, \
   '$NF ~ /^join:worker/ { seen = 1; if ($1 < 0.1) bad = 1 } END { exit !(seen && !bad) }' "$tmp/run/timeline.csv"
 
+# capacity planning with a pool: how big a pool to allow, billed as the runs held it
+"$sluice" capacity "$tmp/train.ini" --node-types "$tmp/pool.ini" --deadline 5s --top 2 --out "$tmp/cap" \
+  >"$tmp/cap.out" 2>&1
+check "capacity names pools as such" grep -q '1 x host + a pool of [0-9] x worker' "$tmp/cap.out"
+check "and gives the pool's share of each run's cost" grep -q 'pool \$/run' "$tmp/cap.out"
+check "shapes.csv has the pool's cost, never above the run's" awk -F, \
+  'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "\"pool_cost_per_run\"") p = i; if (!p) exit 1; next }
+   $p != "" && $(p - 1) != "" && ($p + 0 > $(p - 1) + 0 || $p + 0 < 0) { bad = 1 } END { exit bad }' "$tmp/cap/shapes.csv"
+
 # refusals
 check "a static placement with a pool exits 2" exits 2 "$sluice" sim "$tmp/train.ini" --cluster "$tmp/pool.ini" \
   --model stream --out "$tmp/bad"
