@@ -128,6 +128,20 @@ int sl__autoplace_init(sl_core *c, char *err, size_t errlen)
       c->has_pool = true;
   if (!c->has_pool)
     return 0;
+  for (int g = 0; g < c->cluster->ngroups; g++)
+    if (c->cluster->groups[g].elastic && c->cluster->groups[g].gpu > 0) {
+      snprintf(err, errlen, "node group '%s': an elastic group rents CPU workers and may have no GPU (its "
+                            "nodes are given back once the CPU-only operators are done)",
+               c->cluster->groups[g].name);
+      return SL_EINVAL;
+    }
+  for (int i = 0; i < c->nops; i++)
+    if (c->plan->ops[i].kind == SL_OP_ALL_TO_ALL && c->opts.autoplace != SL_AUTOPLACE_COLLOCATED) {
+      snprintf(err, errlen, "operator '%s': an all-to-all operator places its merges and reducers on nodes "
+                            "fixed in advance, which a pool's nodes are not: use --autoplace collocated",
+               c->plan->ops[i].name);
+      return SL_EINVAL;
+    }
   bool fixed = c->opts.model == SL_MODEL_STREAM || c->opts.streaming.static_alloc;
   if (fixed && c->opts.autoplace != SL_AUTOPLACE_COLLOCATED) {
     snprintf(err, errlen, "an elastic node group needs a model that places tasks as they come (streaming, "
@@ -212,15 +226,24 @@ static bool acquire_one(sl_core *c, double now)
   return false;
 }
 
-/* Whether preprocessing may run on some node in service outside the pool. */
+/* Whether every CPU-only operator with work left may run on some node in
+ * service outside the pool (its pin, its request, the hosts' share). */
 static bool hosts_preprocess(const sl_core *c)
 {
-  for (int n = 0; n < c->nnodes; n++) {
-    const sl__node *nd = &c->nodes[n];
-    if (nd->alive && !nd->elastic && nd->cpu_total > 0 && (!accelerator_host(nd) || c->host_cpu_share > 0))
-      return true;
+  for (int i = 0; i < c->nops; i++) {
+    const sl_pop *o = &c->plan->ops[i];
+    if (o->gpu > 0 || !(o->cpu > 0) || sl__op_drained(c, i))
+      continue;
+    bool somewhere = false;
+    for (int n = 0; n < c->nnodes && !somewhere; n++) {
+      const sl__node *nd = &c->nodes[n];
+      somewhere = nd->alive && !nd->elastic && sl__op_allowed(c, n, i) && nd->cpu_total + EPS >= o->cpu &&
+                  (!accelerator_host(nd) || c->host_cpu_share > 0);
+    }
+    if (!somewhere)
+      return false;
   }
-  return false;
+  return true;
 }
 
 /* Marks the pool node acquired last, in service, to go once empty; false
@@ -449,15 +472,18 @@ static bool preprocessing_done(const sl_core *c)
 void sl__autoplace_after_event(sl_core *c, double now)
 {
   ap_state *s = ap(c);
-  if (!s->tail && preprocessing_done(c)) {
+  bool done = preprocessing_done(c);
+  if (!s->tail && done) {
     s->tail = true;
     s->phase = ST_STABLE;
     while (release_one(c))
       ;
+  } else if (s->tail && !done) {
+    s->tail = false; /* a loss brought preprocessing back (lineage): the pool may serve again */
   }
   /* liveness: preprocessing left, the hosts closed to it and no pool node
-   * held (the one held was lost): one more */
-  if (!s->tail && !hosts_preprocess(c) && pool_held(c) == 0)
+   * held (the one held was lost, or all were given back): one more */
+  if (!s->tail && c->opts.autoplace != SL_AUTOPLACE_COLLOCATED && !hosts_preprocess(c) && pool_held(c) == 0)
     acquire_one(c, now);
   if (s->phase != ST_STABLE && !s->tail) {
     double len = c->opts.autoplace_interval_s > 0 ? c->opts.autoplace_interval_s : 10;
@@ -482,9 +508,11 @@ double sl__autoplace_wakeup(const sl_core *c)
   if (s->tail || s->phase == ST_STABLE)
     return INFINITY;
   double len = c->opts.autoplace_interval_s > 0 ? c->opts.autoplace_interval_s : 10;
-  if (s->window_start < 0)
-    return c->now + len; /* waiting for a node: look again, and never call it a stall */
-  return s->window_start + len;
+  if (s->window_start >= 0)
+    return s->window_start + len;
+  /* a node on its way: look again, and call nothing stranded meanwhile;
+   * else the next event, a delivery, starts the measure */
+  return s->pending > 0 ? c->now + len : INFINITY;
 }
 
 void sl_core_pool_stats_at(const sl_core *c, double now, sl_core_pool_stats *out)

@@ -51,6 +51,7 @@ void sl_cluster_scale_time(sl_cluster *c, double factor)
     grp->disk_read_bps /= factor;
     grp->disk_write_bps /= factor;
     grp->disk_latency_s *= factor;
+    grp->provision_delay_s *= factor;
   }
 }
 

@@ -1186,7 +1186,9 @@ static double tasks_fitting(const sl_core *c, int n, int op, double more)
 /* Whether node @p n is of the fastest group @p op may use (speed @p top). */
 static bool fast_node(const sl_core *c, int n, int op, double top)
 {
-  return c->nodes[n].alive && sl__op_allowed(c, n, op) && speed_on(c, op, n) >= top * (1 - 1e-6);
+  const sl__node *nd = &c->nodes[n];
+  return nd->alive && !nd->draining && sl__op_allowed(c, n, op) && speed_on(c, op, n) >= top * (1 - 1e-6) &&
+         (!c->has_pool || sl__host_cpu_allows(c, nd, n, op));
 }
 
 /* streaming-plus: the fastest nodes whose running tasks free, within the

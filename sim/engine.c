@@ -901,7 +901,7 @@ static double next_fault_time(const sim *s)
   for (int n = 0; n < s->cluster->nnodes; n++)
     t = fmin(t, s->nodes[n].join_at);
   if (s->o->faults && s->next_fault < s->o->faults->n)
-    t = s->o->faults->ev[s->next_fault].at_s;
+    t = fmin(t, s->o->faults->ev[s->next_fault].at_s); /* an acquired node may join sooner */
   if (s->o->mtbf_s > 0)
     for (int n = 0; n < s->cluster->nnodes; n++)
       t = fmin(t, s->nodes[n].mtbf_next);

@@ -96,7 +96,28 @@ check "shapes.csv has the pool's cost, never above the run's" awk -F, \
   'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "\"pool_cost_per_run\"") p = i; if (!p) exit 1; next }
    $p != "" && $(p - 1) != "" && ($p + 0 > $(p - 1) + 0 || $p + 0 < 0) { bad = 1 } END { exit bad }' "$tmp/cap/shapes.csv"
 
+# a pool node joins once provisioned, even with a fault still scheduled
+# (the simulator once waited for the fault's time or its next tick)
+"$sluice" sim "$tmp/train.ini" --cluster "$tmp/pool.ini" --autoplace remote --fail 'kill:train@50s' \
+  --out "$tmp/late" --quiet >/dev/null 2>&1
+check "a join comes 100 ms after its acquisition" awk -F, \
+  '$NF == "join:worker.0" { exit !($1 > 0.0999 && $1 < 0.1001) } END { }' "$tmp/late/timeline.csv"
+check "(and there is one)" grep -q 'join:worker.0' "$tmp/late/timeline.csv"
+# the accelerator host lost for good before any row: the job is stranded and
+# says so at once (a wakeup for measures that never begin once hid it)
+"$sluice" sim "$tmp/train.ini" --cluster "$tmp/pool.ini" --fail 'lose:host.0@10ms' --out "$tmp/lost" \
+  >"$tmp/lost.out" 2>&1
+check "losing the only GPU host fails the run as stranded" grep -q 'work is stranded' "$tmp/lost.out"
+check "without running to the time limit" awk -v j="$(summary_field "$tmp/lost" jct_s)" 'BEGIN { exit !(j < 60) }'
+
 # refusals
+awk 'BEGIN { w = 0 } /^\[group worker\]/ { w = 1 } /^cpu = 2$/ && w { print; print "gpu = 1"; next } { print }' \
+  "$tmp/pool.ini" >"$tmp/gpu.ini"
+check "an elastic group with GPUs exits 2" exits 2 "$sluice" sim "$tmp/train.ini" --cluster "$tmp/gpu.ini" --out "$tmp/bad"
+check "and says why" bash -c "'$sluice' sim '$tmp/train.ini' --cluster '$tmp/gpu.ini' --out '$tmp/bad' 2>&1 |
+  grep -q \"node group 'worker': an elastic group rents CPU workers and may have no GPU\""
+check "a shuffle with a pool exits 2 (but for collocated)" bash -c \
+  "'$sluice' sim sort --cluster '$tmp/pool.ini' --out '$tmp/bad' 2>&1 | grep -q 'all-to-all operator places'"
 check "a static placement with a pool exits 2" exits 2 "$sluice" sim "$tmp/train.ini" --cluster "$tmp/pool.ini" \
   --model stream --out "$tmp/bad"
 check "and says why" bash -c "'$sluice' sim '$tmp/train.ini' --cluster '$tmp/pool.ini' --model static \
