@@ -215,8 +215,10 @@ static bool acquire_one(sl_core *c, double now)
     nd->acquired_at = now;
     ap(c)->pending++;
     c->pool_acquired++;
-    int held = pool_held(c);
-    c->pool_peak = held > c->pool_peak ? held : c->pool_peak;
+    int billed = 0; /* draining ones included: they are billed till released */
+    for (int k = 0; k < c->nnodes; k++)
+      billed += c->nodes[k].elastic && c->nodes[k].acquired;
+    c->pool_peak = billed > c->pool_peak ? billed : c->pool_peak;
     const sl_node_group *g = sl_cluster_node_group(c->cluster, n);
     sl_decision d = {.kind = SL_DEC_ACQUIRE, .task = SL_NONE, .part = SL_NONE, .op = -1, .node = n,
                      .delay_s = g->provision_delay_s};

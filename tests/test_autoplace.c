@@ -262,6 +262,32 @@ static void test_pool_node_lost(void **state)
   }
 }
 
+/* Cachew's pool winding down (no preprocessing left, its nodes draining)
+ * when a draining node is lost with the partitions it made: lineage makes
+ * them again, the host is closed to preprocessing, and the pool must
+ * serve again. It once stayed wound down, and the job hung. */
+static void test_pool_serves_again_after_a_loss(void **state)
+{
+  (void)state;
+  job j = {0};
+  sl_workload w;
+  training(&w);
+  w.ops[2].time_per_row = 0.2; /* a slow GPU: 160 s of training, the CPUs done long before */
+  char err[256];
+  sl_plan_opts po = {0};
+  assert_int_equal(sl_plan_build(&j.plan, &w, &po, err, sizeof err), 0);
+  cluster(&j.cl, 2);
+  h_push(&j.h, 90.0, H_NODE_LOST, 0, 1);
+  sl_core_opts o = policy("remote");
+  j.jct = h_run(&j.h, &j.plan, &j.cl, &o, 1e5);
+  assert_true(j.jct > 0);
+  assert_float_equal(h_delivered(&j.h), SOURCE_TASKS * ROWS_PER_TASK, 1e-9);
+  sl_core_stats st;
+  sl_core_get_stats(j.h.core, &st);
+  assert_true(st.lost_partitions > 0); /* the loss took partitions still needed */
+  done(&j);
+}
+
 /* Decisions are the core's: the same run decides the same twice. */
 static void test_deterministic(void **state)
 {
@@ -287,6 +313,7 @@ int main(void)
     cmocka_unit_test(test_pecan_turns_to_the_host),
     cmocka_unit_test(test_pool_node_lost),
     cmocka_unit_test(test_drained_pool_nodes_go_early),
+    cmocka_unit_test(test_pool_serves_again_after_a_loss),
     cmocka_unit_test(test_deterministic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
