@@ -55,13 +55,7 @@ static const char *HELP =
   "                        partition, per byte copied or serialized): ideal (none, the default),\n"
   "                        raydata, spark, flink, sluice (profiles/NAME.ini, each number's source\n"
   "                        beside it), or a profile file\n"
-  "  --autoplace POLICY    with elastic node groups (a pool rented by the second): who runs\n"
-  "                        the CPU-only operators: bound (default: the fewest pool nodes\n"
-  "                        the bound says feed the accelerators, their hosts' CPUs first),\n"
-  "                        collocated (the hosts only), remote (pool nodes only, added while\n"
-  "                        each helps, as Cachew) or pecan (Pecan's AutoPlacement)\n"
-  "  --autoplace-interval TIME  how long each measure of the delivery rate lasts, on which\n"
-  "                        remote, pecan and bound act (default 10s)\n"
+  SL_CLI_AUTOPLACE_HELP
   "  --quiet               no progress line\n\n"
   "Times need a unit (15s, 500ms, 2min). 'sluice spec' describes the spec files.\n"
   "Exit codes: 0 complete, 1 the run failed or was interrupted, 2 bad usage or input.\n";

@@ -59,6 +59,16 @@ enum {
   {"autoplace", required_argument, NULL, SL_CLI_O_AUTOPLACE},                                                 \
   {"autoplace-interval", required_argument, NULL, SL_CLI_O_AUTOPLACE_INTERVAL}
 
+/** @brief The help lines of --autoplace and --autoplace-interval, shared by run and sim. */
+#define SL_CLI_AUTOPLACE_HELP                                                                   \
+  "  --autoplace POLICY    with elastic node groups (a pool rented by the second): who runs\n"  \
+  "                        the CPU-only operators: bound (default: the fewest pool nodes\n"     \
+  "                        the bound says feed the accelerators, their hosts' CPUs first),\n"  \
+  "                        collocated (the hosts only), remote (pool nodes only, added while\n" \
+  "                        each helps, as Cachew) or pecan (Pecan's AutoPlacement)\n"         \
+  "  --autoplace-interval TIME  how long each measure of the delivery rate lasts, on which\n"  \
+  "                        remote, pecan and bound act (default 10s)\n"
+
 /** @brief What the shared options said. Strings point into argv. */
 typedef struct {
   sl_core_opts core;      /**< model, on-full, ratio, checkpoints (defaults where not given) */
