@@ -89,13 +89,23 @@ static void bound_of_measured_costs(const sl_plan *plan, const sl_cluster *clust
 {
   sl_sim_costs *costs = malloc(sizeof *costs);
   sl_plan *measured = malloc(sizeof *measured);
+  /* a shallow copy: only its groups' disks change, its nodes are the run's */
+  sl_cluster *with_disk = malloc(sizeof *with_disk);
   char workload[64], err[600];
   sl_bound b;
-  if (costs && measured && sl_sim_calibrate(dir, costs, workload, sizeof workload, err, sizeof err) == 0) {
+  if (costs && measured && with_disk && sl_sim_calibrate(dir, costs, workload, sizeof workload, err, sizeof err) == 0) {
     *measured = *plan;
-    if (sl_sim_costs_apply(costs, measured, err, sizeof err) == 0 && sl_bound_compute(measured, cluster, &b) == 0 &&
-        b.jct_s > 0) {
+    /* what spilled did so on this machine's disk, at the pace the run
+     * measured: the bound then owes the time the data that the stores
+     * cannot hold takes to go there and back */
+    *with_disk = *cluster;
+    sl_sim_costs_apply_disk(costs, with_disk);
+    if (sl_sim_costs_apply(costs, measured, err, sizeof err) == 0 &&
+        sl_bound_compute(measured, with_disk, &b) == 0 && b.jct_s > 0) {
       s->bound_s = b.jct_s;
+      s->disk_bound_s = b.disk_s;
+      s->disk_read_bps = costs->disk_read_bps;
+      s->disk_write_bps = costs->disk_write_bps;
       s->bound_throughput_rows_s = b.throughput_rows_s * measured->ops[measured->nops - 1].alpha_rows;
       s->pct_of_bound = s->jct_s > 0 ? 100 * s->bound_s / s->jct_s : 0;
       snprintf(s->bound_costs, sizeof s->bound_costs, "measured");
@@ -105,6 +115,7 @@ static void bound_of_measured_costs(const sl_plan *plan, const sl_cluster *clust
   }
   free(costs);
   free(measured);
+  free(with_disk);
 }
 
 /* What the sink proved of the output (check = sorted or grouped). */

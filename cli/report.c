@@ -1,6 +1,7 @@
 /* What `sluice run` and `sluice sim` print about a run's memory: the store
  * of the node that peaked, beside its own budget, every group's on a mixed
- * cluster, and whether the time of spilled bytes is in the JCT. */
+ * cluster, whether the time of spilled bytes is in the JCT, what a shuffle
+ * moved and the least time the disks owe. */
 #include "report.h"
 
 #include "workloads/units.h"
@@ -23,6 +24,20 @@ void sl_cli_print_stores(FILE *f, const sl_summary *s)
     fprintf(f, "  spill time    not modelled: the %s spilled on nodes with no disk cost no time (a node\n"
                "                group's disk_bandwidth, or --spill-bandwidth BW, charges every write and read back)\n",
             sl_format_size(s->spilled_bytes, spilled, sizeof spilled));
+  if (s->shuffle_bytes > 0) {
+    char moved[SL_FORMAT_MAX];
+    fprintf(f, "  shuffle       %s read by the all-to-all operators (merges and reducers, re-runs included)\n",
+            sl_format_size(s->shuffle_bytes, moved, sizeof moved));
+  }
+  if (s->disk_bound_s > 0) {
+    fprintf(f, "  disk bound    %.3g s: what the stores cannot hold, written once and read back once", s->disk_bound_s);
+    if (s->disk_write_bps > 0) {
+      char w[SL_FORMAT_MAX], r[SL_FORMAT_MAX];
+      fprintf(f, ", at the %s/s write and %s/s read this run measured",
+              sl_format_size(s->disk_write_bps, w, sizeof w), sl_format_size(s->disk_read_bps, r, sizeof r));
+    }
+    fprintf(f, " (%.0f%% of the JCT)\n", s->jct_s > 0 ? 100 * s->disk_bound_s / s->jct_s : 0);
+  }
 }
 
 static void print_class(FILE *f, const char *label, const sl_idle_breakdown *b)

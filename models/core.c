@@ -1649,6 +1649,8 @@ int sl_core_finished(sl_core *c, double now, sl_task_id id)
   c->ops[t->op].active--;
   c->ops[t->op].tasks_done++;
   c->stats.tasks_finished++;
+  if (c->plan->ops[t->op].kind == SL_OP_ALL_TO_ALL)
+    c->stats.shuffle_bytes += t->bytes;
   observe(c, t, now - t->start);
   sl__task *o = sl__origin_of(c, t);
   o->current = SL_NONE;

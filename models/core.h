@@ -375,6 +375,8 @@ typedef struct {
   double storage_put_bytes; /**< bytes the sink uploaded */
   double storage_put_byte_s;/**< those bytes times the time each was uploaded: what a bill for
                                  holding them until the end leaves out */
+  double shuffle_bytes;     /**< bytes the all-to-all operators' finished attempts read (merges and
+                                 reducers; a re-run reads again): what the shuffles moved */
   bool oom;
 } sl_core_stats;
 

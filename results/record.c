@@ -254,6 +254,7 @@ void sl_summary_from_core(sl_summary *s, const sl_core *core)
   s->first_output_s = st.first_output_s;
   s->storage_gets = st.storage_gets;
   s->storage_puts = st.storage_puts;
+  s->shuffle_bytes = st.shuffle_bytes;
   s->oom = st.oom;
   sl_core_idle(core, false, &s->cpu_time);
   sl_core_idle(core, true, &s->gpu_time);
@@ -362,6 +363,7 @@ void sl_summary_fill(sl_summary *s, const sl_core *core, const sl_plan *plan, co
   sl_bound b;
   if (sl_bound_compute(plan, cluster, &b) == 0 && b.jct_s > 0) {
     s->bound_s = b.jct_s;
+    s->disk_bound_s = b.disk_s;
     /* the sink's rows, as the timeline counts them */
     s->bound_throughput_rows_s = b.throughput_rows_s * plan->ops[plan->nops - 1].alpha_rows;
     /* a job that stopped early has no completion time to compare */
@@ -538,7 +540,8 @@ static const char *summary_cols[] = {
   "gpu_idle_admission_s", "gpu_idle_backpressure_s", "gpu_idle_input_s", "gpu_idle_transfer_s", "gpu_idle_failure_s",
   "gpu_idle_packing_s", "output_check", "startup_s", "time_scale", "bound_costs", "profile",
   "storage_gets", "storage_puts", "instance_cost_usd", "request_cost_usd", "storage_held_cost_usd", "cost_usd",
-  "autoplace", "pool_acquired", "pool_peak_nodes", "pool_node_s", "pool_cost_usd", "host_cost_usd", NULL};
+  "autoplace", "pool_acquired", "pool_peak_nodes", "pool_node_s", "pool_cost_usd", "host_cost_usd",
+  "shuffle_bytes", "disk_bound_s", "disk_read_bps", "disk_write_bps", NULL};
 
 /* The capacity account's columns, in summary_cols' order. */
 static void field_time(csv_out *o, const sl_idle_breakdown *b)
@@ -634,6 +637,10 @@ int sl_summary_write(const sl_summary *s, const char *dir, char *err, size_t err
   field_num(&o, s->pool_node_s);
   field_num(&o, s->pool_cost_usd);
   field_num(&o, s->host_cost_usd);
+  field_count(&o, s->shuffle_bytes);
+  field_num(&o, s->disk_bound_s);
+  field_count(&o, s->disk_read_bps);
+  field_count(&o, s->disk_write_bps);
   end_row(&o);
   return sl_atomic_commit(&tmp, true, err, errlen);
 }

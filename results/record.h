@@ -119,6 +119,11 @@ typedef struct {
   double pool_node_s;   /**< their billed node-seconds */
   double pool_cost_usd; /**< those seconds at their prices: the CPU workers' share of cost.instances */
   double host_cost_usd; /**< the other nodes' share (the accelerator hosts) */
+  double shuffle_bytes; /**< what the all-to-all operators read (sl_core_stats.shuffle_bytes) */
+  double disk_bound_s;  /**< the bound's disk term (sl_bound.disk_s): the data that must touch disk,
+                             read and written the fewest times at the disks' bandwidth; 0 with no disk */
+  double disk_read_bps, disk_write_bps; /**< the disk that term used when a real run measured it
+                                             (its spills); 0: the cluster spec's, or none */
 } sl_summary;
 
 typedef struct sl_recorder_s sl_recorder;

@@ -21,6 +21,20 @@ check "summary: passed, 1,200,000 records, spilled to disk" \
   test "$(col "$tmp/full/summary.csv" output_check),$(col "$tmp/full/summary.csv" rows),$(col "$tmp/full/summary.csv" spill_time)" \
   = "passed,1200000,real"
 
+# the run is set against its disk and memory bound: 120 MB through a 40 MB
+# store leaves 80 MB to write once and read back, at the disk it measured;
+# the shuffle read every record once (simple: each reducer its share)
+check "summary: the shuffle read every record once ($(col "$tmp/full/summary.csv" shuffle_bytes) of 120000000 bytes)" \
+  test "$(col "$tmp/full/summary.csv" shuffle_bytes)" = 120000000
+full_bound=$(col "$tmp/full/summary.csv" disk_bound_s) wbps=$(col "$tmp/full/summary.csv" disk_write_bps)
+rbps=$(col "$tmp/full/summary.csv" disk_read_bps)
+check "summary: disk bound $full_bound s = 80 MB written at $wbps B/s and read back at $rbps B/s" \
+  awk -v t="$full_bound" -v w="$wbps" -v r="$rbps" 'BEGIN{e = 8e7 / w + 8e7 / r; exit !(w > 0 && r > 0 && t > 0.999 * e && t < 1.001 * e)}'
+check "summary: the bound holds the disk's time ($(col "$tmp/full/summary.csv" bound_s) s)" \
+  awk -v b="$(col "$tmp/full/summary.csv" bound_s)" -v t="$full_bound" 'BEGIN{exit !(b >= t)}'
+check "the run prints the shuffle and its disk bound" \
+  bash -c "grep -q '^  shuffle       120 MB read' <<<\"\$1\" && grep -q '^  disk bound .* this run measured' <<<\"\$1\"" _ "$out"
+
 "$sluice" calibrate "$tmp/full" -o "$tmp/full.costs" >/dev/null
 check "calibrate measures the spill disk the sort used" grep -q '^\[spill disk\]' "$tmp/full.costs"
 spilled=$(python3 -c 'import csv,sys; print(sum(float(r["spill_write_bytes"]) for r in csv.DictReader(open(sys.argv[1]))))' \
@@ -41,6 +55,13 @@ printf '[cluster]\nname = disk\n[group local]\ncount = 1\ncpu = 2\nmemory = 4GB\
 sed 's/^disk_bandwidth = 200MB\/s$/&\ndisk_latency = 20ms/' "$tmp/disk.ini" >"$tmp/seek.ini"
 "$sluice" sim sort --cluster "$tmp/disk.ini" --model batch --out "$tmp/sim-disk" --quiet >/dev/null 2>&1
 "$sluice" sim sort --cluster "$tmp/seek.ini" --model batch --out "$tmp/sim-seek" --quiet >/dev/null 2>&1
+check "simulated: disk bound 80 MB written and read back at the spec's 200 MB/s ($(col "$tmp/sim-disk/summary.csv" disk_bound_s) s)" \
+  test "$(col "$tmp/sim-disk/summary.csv" disk_bound_s),$(col "$tmp/sim-disk/summary.csv" disk_write_bps)" = "0.8,0"
+# push-star: the merges read every record once, then the reducers again
+sed 's/^kind = all_to_all$/&\nstrategy = push-star/' workloads/sort.ini >"$tmp/push-star.ini"
+"$sluice" sim "$tmp/push-star.ini" --cluster "$tmp/disk.ini" --out "$tmp/sim-push" --quiet >/dev/null 2>&1
+check "simulated push-star: merges and reducers each read every record ($(col "$tmp/sim-push/summary.csv" shuffle_bytes))" \
+  test "$(col "$tmp/sim-push/summary.csv" shuffle_bytes)" = 240000000
 sim_read=$(sumcol "$tmp/sim-disk/tasks.csv" spill_read_bytes) sim_written=$(sumcol "$tmp/sim-disk/tasks.csv" spill_write_bytes)
 check "simulated reducers read each spilled byte once ($sim_read of $sim_written)" \
   awk -v r="$sim_read" -v w="$sim_written" 'BEGIN{exit !(r > 0 && r <= w * (1 + 1e-9) && r >= w * (1 - 1e-9))}'
