@@ -235,6 +235,13 @@ static bool bound_counts(const sl_cap_opts *o, sl_cap_result *r, const int *coun
     rc = sl_bound_limits(o->plan, &c, b);
   if (rc != 0 && why)
     explain_infeasible(o, &c, why, n);
+  /* the whole job's shuffle, even when a sample is simulated: a sample's
+   * spills would fit where the job's do not */
+  if (rc == 0 && sl_bound_disks_overflow(b)) {
+    if (why)
+      sl_bound_disks_overflow_text(b, why, n);
+    return false;
+  }
   return rc == 0;
 }
 

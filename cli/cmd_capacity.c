@@ -53,9 +53,10 @@ static const char *HELP =
   "  --rank run|hour         cheapest per run or per hour of cluster (default: per hour\n"
   "                          for a throughput target, per run for a deadline)\n"
   "  --top N                 shapes to find (default 5)\n"
-  "  --sample F              simulate only this fraction of the source tasks (e.g. 0.002 for a\n"
-  "                          job too long to simulate whole); the JCT is scaled up: the time\n"
-  "                          beyond one partition's critical path grows with the rows\n"
+  "  --sample F              simulate only this fraction of the source tasks and of an\n"
+  "                          all-to-all's reducers (e.g. 0.002 for a job too long to\n"
+  "                          simulate whole); the JCT is scaled up: the time beyond one\n"
+  "                          partition's critical path grows with the rows\n"
   "  --gpu-reference TYPE    the workload's GPU costs were measured on TYPE's GPUs: every\n"
   "                          type's GPU speed is taken relative to TYPE's\n"
   "  --memory SIZE           every node's store budget (default: the node types')\n"
@@ -296,12 +297,24 @@ static int rebase_gpu_speed(const args *a, sl_cluster *types)
   return 0;
 }
 
-/* The same workload with only a fraction of its source tasks (at least one). */
+/* @p tasks times the sample fraction, rounded, at least one. */
+static int64_t sampled_tasks(const args *a, int64_t tasks)
+{
+  double t = floor((double)tasks * a->sample + 0.5);
+  return t < 1 ? 1 : (int64_t)t;
+}
+
+/* The same workload with only a fraction of its source tasks, and of an
+ * all-to-all's reducers: each reducer then reads and writes what it would
+ * in the whole job (a sort's 4 GB output partitions stay 4 GB), and the
+ * shuffle's per-node traffic scales with the data as the maps' does. */
 static int sample_plan(const args *a, const sl_workload *w, sl_workload *sw, sl_plan *sp)
 {
   *sw = *w;
-  double tasks = floor((double)w->ops[0].tasks * a->sample + 0.5);
-  sw->ops[0].tasks = tasks < 1 ? 1 : (int64_t)tasks;
+  sw->ops[0].tasks = sampled_tasks(a, w->ops[0].tasks);
+  for (int i = 1; i < sw->nops; i++)
+    if (sw->ops[i].kind == SL_OP_ALL_TO_ALL && sw->ops[i].tasks > 0)
+      sw->ops[i].tasks = sampled_tasks(a, w->ops[i].tasks);
   int rc = sl_cli_build_plan(sw, sp);
   return rc ? rc : sl_cli_apply_profile("capacity", a->profile, sp);
 }

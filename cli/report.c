@@ -36,7 +36,9 @@ void sl_cli_print_stores(FILE *f, const sl_summary *s)
       fprintf(f, ", at the %s/s write and %s/s read this run measured",
               sl_format_size(s->disk_write_bps, w, sizeof w), sl_format_size(s->disk_read_bps, r, sizeof r));
     }
-    fprintf(f, " (%.0f%% of the JCT)\n", s->jct_s > 0 ? 100 * s->disk_bound_s / s->jct_s : 0);
+    if (s->complete && s->jct_s > 0)
+      fprintf(f, " (%.0f%% of the JCT)", 100 * s->disk_bound_s / s->jct_s);
+    fputc('\n', f);
   }
 }
 

@@ -1054,6 +1054,42 @@ static double disk_phase(double r, double w, double read, double write)
  * every node's disks at once; each barrier starts a phase. A node with no
  * disk spills for free in the model, so then nothing is owed (0).
  */
+/* The most bytes an all-to-all's barrier leaves on the disks (what the
+ * stores of all nodes cannot hold of its input), and what the disks hold
+ * together: 0 where a node has no disk or a disk gives no capacity. */
+static void disk_room(const sl_plan *p, const sl_cluster *c, double *held, double *capacity)
+{
+  double count[SL_MAX_GROUPS], store = 0, room = 0;
+  bool bounded = true;
+  count_nodes(c, count);
+  for (int g = 0; g < c->ngroups; g++) {
+    if (count[g] <= 0)
+      continue;
+    double cap = sl_group_disk_capacity(&c->groups[g]);
+    bounded = bounded && cap > 0;
+    store += count[g] * c->groups[g].store_bytes;
+    room += count[g] * cap;
+  }
+  *held = 0;
+  for (int i = 1; i < p->nops; i++)
+    if (sl_pop_is_barrier(&p->ops[i]))
+      *held = fmax(*held, sl_plan_rows_in(p, i) * p->ops[i].in_row_bytes - store);
+  *capacity = bounded ? room : 0;
+}
+
+bool sl_bound_disks_overflow(const sl_bound *b)
+{
+  return b->disk_capacity_bytes > 0 && b->disk_held_bytes > b->disk_capacity_bytes;
+}
+
+void sl_bound_disks_overflow_text(const sl_bound *b, char *buf, size_t n)
+{
+  double unit = b->disk_held_bytes >= 1e12 ? 1e12 : b->disk_held_bytes >= 1e9 ? 1e9 : 1e6;
+  const char *u = unit == 1e12 ? "TB" : unit == 1e9 ? "GB" : "MB";
+  snprintf(buf, n, "its disks hold %.4g %s, less than the %.4g %s a shuffle must spill at once",
+           b->disk_capacity_bytes / unit, u, b->disk_held_bytes / unit, u);
+}
+
 static double disk_time(const sl_plan *p, const sl_cluster *c)
 {
   double count[SL_MAX_GROUPS], store = 0, write = 0, read = 0;
@@ -1110,6 +1146,7 @@ static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsig
   if (rc == 0) {
     out->source_waves_s = source_waves(m, p);
     out->disk_s = disk_time(p, c);
+    disk_room(p, c, &out->disk_held_bytes, &out->disk_capacity_bytes);
     out->jct_s = fmax(fmax(out->jct_s, out->source_waves_s), out->disk_s);
     if (mask == ~0u) {
       out->fill_drain_s = fill_drain_bound(m, p, out->area_s);
@@ -1285,6 +1322,11 @@ void sl_bound_print(const sl_bound *b, const sl_plan *p, const sl_cluster *c, FI
     fprintf(f, "  disk           %.3f s (input read off the disks, a shuffle's input the stores cannot hold "
                "written and read back, output written)\n",
             b->disk_s);
+  if (sl_bound_disks_overflow(b)) {
+    char why[160];
+    sl_bound_disks_overflow_text(b, why, sizeof why);
+    fprintf(f, "  disks full     %s:\n                 no run completes on this cluster\n", why);
+  }
   if (b->fill_drain_s > 0)
     fprintf(f, "  fill, drain    %.3f s (each operator between its first input, or its set-up, and the time\n"
                "                 its last output needs to go through the operators after it)\n",

@@ -37,6 +37,10 @@ typedef struct {
                                  input read off them, an all-to-all's input that the stores cannot
                                  hold at its barrier (written, then read back), a sink's output
                                  written (0: none, or some node has no disk, where it costs nothing) */
+  double disk_held_bytes;   /**< the most that must sit on the disks at once: an all-to-all's input
+                                 the stores of all nodes cannot hold at its barrier (0: none) */
+  double disk_capacity_bytes; /**< what the nodes' disks hold together; 0 when some node with a disk
+                                   gives no capacity (unbounded) or has no disk (spills for free) */
   double fill_drain_s;      /**< the least JCT in which every operator's work fits between its first
                                  input (or its set-up: time_setup at its fastest speed, from the start,
                                  if later) and the time its last output needs to go through the operators
@@ -46,6 +50,14 @@ typedef struct {
   int bottleneck_op;        /**< physical operator with the most work in the bottleneck */
   char bottleneck[64];      /**< "CPU", "GPU", "storage" or "concurrency" */
 } sl_bound;
+
+/** @brief Whether the disks of the cluster @p b was computed on cannot hold what must spill
+ *  at once (disk_held_bytes over a bounded disk_capacity_bytes): no run can complete there. */
+bool sl_bound_disks_overflow(const sl_bound *b);
+
+/** @brief Says so in @p buf: "its disks hold 86.25 TB, less than the 99.05 TB a shuffle must
+ *  spill at once". */
+void sl_bound_disks_overflow_text(const sl_bound *b, char *buf, size_t n);
 
 /**
  * @brief Computes the bound of plan @p p on cluster @p c (expanded or not:

@@ -67,6 +67,17 @@ check "infeasible shapes say why" \
   grep -q "infeasible shapes\?: operator 'classify' needs 1 GPU and no type in the shape has a GPU" out.txt
 check "no gnuplot message leaks" said_nothing err.txt
 
+# Disks that cannot hold what a shuffle must spill at once: the sort's 120
+# MB through stores of 10 MB a node leaves 120 - 10n MB on disks of 20 MB a
+# node, so 1 to 3 nodes cannot run it whatever a sample of it would show
+printf '[cluster]\nname = small-disks\n[group t]\ncpu = 2\nmemory = 1GB\nstore = 10MB\ndisk_bandwidth = 200MB/s\ndisk_capacity = 20MB\nprice_per_hour = 1\nmax = 6\n' >disks.ini
+"$sluice" capacity sort --node-types disks.ini --deadline 1h --sample 0.25 --top 1 --out s >out.txt 2>err.txt
+check "a shape whose disks overflow is infeasible, sample or not" \
+  grep -q "3 infeasible shapes: its disks hold 60 MB, less than the 90 MB a shuffle must spill at once" out.txt
+check "the cheapest is the fewest nodes whose disks hold it" grep -Eq "^  1 +4 x t " out.txt
+# a sample cuts the reducers with the maps: 6 of 24 maps, 2 of 8 reducers
+check "a sample simulates that fraction of the rows" grep -q "simulating 300000 of 1200000 source rows" out.txt
+
 # The whole catalogue, default maxima: searched without listing its
 # 607,256 shapes, in a few seconds.
 start=$SECONDS

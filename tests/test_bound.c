@@ -594,6 +594,46 @@ static void test_disk_time(void **state)
   assert_near(b.disk_s, 0, 0);
 }
 
+/* The same shuffle leaves 6 GB on the disks at once: two nodes with two
+ * disks of 1 GB cannot hold it (no run completes: capacity prunes such a
+ * shape), of 2 GB they can, and disks of no given size are unbounded. */
+static void test_disk_capacity(void **state)
+{
+  (void)state;
+  sl_workload w;
+  init_workload(&w, "sort");
+  sl_op_spec *src = add_source(&w, 100, 1000000, 1);
+  src->out_row_bytes = 100;
+  src->time_per_row = 1e-6;
+  sl_op_spec *sort = add_op(&w, "sort", SL_OP_ALL_TO_ALL, 1, 0);
+  sort->tasks = 8;
+  sort->time_per_row = 1e-6;
+  sl_cluster c;
+  init_cluster(&c, "disks");
+  add_group(&c, 2, 8, 0, 1, 1);
+  c.groups[0].store_bytes = 2e9;
+  c.groups[0].disks = 2;
+  c.groups[0].disk_write_bps = c.groups[0].disk_read_bps = 100e6;
+  c.groups[0].disk_capacity_bytes = 1e9;
+  sl_plan p;
+  sl_bound b;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.disk_held_bytes, 6e9, 1e-3);
+  assert_near(b.disk_capacity_bytes, 4e9, 1e-3);
+  assert_true(sl_bound_disks_overflow(&b));
+  c.groups[0].disk_capacity_bytes = 2e9;
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_false(sl_bound_disks_overflow(&b));
+  c.groups[0].disk_capacity_bytes = 0; /* unbounded */
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_false(sl_bound_disks_overflow(&b));
+  c.groups[0].disk_capacity_bytes = 1e9;
+  c.groups[0].store_bytes = 5e9; /* the stores hold it all: nothing on the disks */
+  assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
+  assert_near(b.disk_held_bytes, 0, 0);
+  assert_false(sl_bound_disks_overflow(&b));
+}
+
 /* The same 10 GB shuffle whose source reads its input off the nodes' disks
  * and whose sink writes its output to them: before the barrier 10 GB read
  * and 6 GB written, after it 6 GB read and 10 GB written, each phase at
@@ -1019,6 +1059,7 @@ int main(void)
     cmocka_unit_test(test_task_rows),
     cmocka_unit_test(test_source_waves),
     cmocka_unit_test(test_disk_time),
+    cmocka_unit_test(test_disk_capacity),
     cmocka_unit_test(test_disk_time_with_input_and_output),
     cmocka_unit_test(test_storage_upload_bound),
     cmocka_unit_test(test_disk_time_of_two_shuffles),
