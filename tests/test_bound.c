@@ -559,6 +559,26 @@ static void test_source_waves(void **state)
   assert_near(b.source_waves_s, 0, 0);
 }
 
+/* A sort of 10 GB (100 tasks of 1,000,000 rows of 100 bytes) into 8
+ * reducers, on 2 nodes of 8 CPUs with 2 GB stores and two disks each of
+ * @p read_bps and @p write_bps. */
+static void sort_on_two_nodes(sl_workload *w, sl_cluster *c, double read_bps, double write_bps)
+{
+  init_workload(w, "sort");
+  sl_op_spec *src = add_source(w, 100, 1000000, 1);
+  src->out_row_bytes = 100;
+  src->time_per_row = 1e-6;
+  sl_op_spec *sort = add_op(w, "sort", SL_OP_ALL_TO_ALL, 1, 0);
+  sort->tasks = 8;
+  sort->time_per_row = 1e-6;
+  init_cluster(c, "disks");
+  add_group(c, 2, 8, 0, 1, 1);
+  c->groups[0].store_bytes = 2e9;
+  c->groups[0].disks = 2;
+  c->groups[0].disk_write_bps = write_bps;
+  c->groups[0].disk_read_bps = read_bps;
+}
+
 /* A shuffle of 10 GB on 2 nodes with 2 GB stores: 6 GB must be on disk at
  * the barrier, written at 2 x 200 MB/s and read at 2 x 500 MB/s: 15 + 6 s.
  * A node without a disk spills for free, and a shuffle that fits owes 0. */
@@ -566,20 +586,8 @@ static void test_disk_time(void **state)
 {
   (void)state;
   sl_workload w;
-  init_workload(&w, "sort");
-  sl_op_spec *src = add_source(&w, 100, 1000000, 1);
-  src->out_row_bytes = 100;
-  src->time_per_row = 1e-6;
-  sl_op_spec *sort = add_op(&w, "sort", SL_OP_ALL_TO_ALL, 1, 0);
-  sort->tasks = 8;
-  sort->time_per_row = 1e-6;
   sl_cluster c;
-  init_cluster(&c, "disks");
-  add_group(&c, 2, 8, 0, 1, 1);
-  c.groups[0].store_bytes = 2e9;
-  c.groups[0].disks = 2;
-  c.groups[0].disk_write_bps = 100e6;
-  c.groups[0].disk_read_bps = 250e6;
+  sort_on_two_nodes(&w, &c, 250e6, 100e6);
   sl_plan p;
   sl_bound b;
   assert_int_equal(bound_of(&w, &c, 0, &p, &b), 0);
@@ -601,19 +609,8 @@ static void test_disk_capacity(void **state)
 {
   (void)state;
   sl_workload w;
-  init_workload(&w, "sort");
-  sl_op_spec *src = add_source(&w, 100, 1000000, 1);
-  src->out_row_bytes = 100;
-  src->time_per_row = 1e-6;
-  sl_op_spec *sort = add_op(&w, "sort", SL_OP_ALL_TO_ALL, 1, 0);
-  sort->tasks = 8;
-  sort->time_per_row = 1e-6;
   sl_cluster c;
-  init_cluster(&c, "disks");
-  add_group(&c, 2, 8, 0, 1, 1);
-  c.groups[0].store_bytes = 2e9;
-  c.groups[0].disks = 2;
-  c.groups[0].disk_write_bps = c.groups[0].disk_read_bps = 100e6;
+  sort_on_two_nodes(&w, &c, 100e6, 100e6);
   c.groups[0].disk_capacity_bytes = 1e9;
   sl_plan p;
   sl_bound b;
