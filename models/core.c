@@ -186,9 +186,24 @@ static double share_fraction(const sl__part *p, int64_t lo, int64_t hi, int64_t 
   return o.b > o.a ? (double)(o.b - o.a) / (double)(o.phi - o.plo) : 0;
 }
 
-/* Rows of @p p in shares [lo, hi) of @p shares: cumulative cuts, so that
- * the tasks that split a partition's shares between them count every row
- * of it once (rounding each part apart made rows: 216 of 192). */
+/* Positions in [0, @p n) whose turn, dealing to @p w shares in order, is
+ * one of [@p u, @p v). */
+static int64_t dealt(int64_t n, int64_t w, int64_t u, int64_t v)
+{
+  int64_t rest = n % w - u;
+  return n / w * (v - u) + (rest < 0 ? 0 : rest < v - u ? rest : v - u);
+}
+
+/*
+ * Rows of @p p in shares [lo, hi) of @p shares. The rows its operator made
+ * are dealt to the shares it holds in turn, as a stream (share_off is
+ * where @p p's begin): every share then gets its part of the whole to a
+ * row, as a kernel that shares rows by id (the default) does, whatever
+ * the partitions' sizes. Drawing each partition's cut apart gave shares of
+ * 17 and 32 rows of 96 where each has 24, and the largest set the JCT.
+ * Cumulative, so the tasks that split a partition's shares between them
+ * count every row of it once.
+ */
 static int64_t share_rows(const sl__part *p, int64_t lo, int64_t hi, int64_t shares)
 {
   if (shares <= 1)
@@ -196,12 +211,8 @@ static int64_t share_rows(const sl__part *p, int64_t lo, int64_t hi, int64_t sha
   share_overlap o = overlap_of(p, lo, hi, shares);
   if (o.b <= o.a)
     return 0;
-  /* each partition cuts at its own phase, drawn from its data, so that
-   * the remainders fall on different shares: 4-row partitions cut in six
-   * at one phase gave two of the six reducers nothing */
-  double w = (double)(o.phi - o.plo), phase = (double)(sl__draw_mix(p->key) >> 11) * 0x1p-53;
-  return (int64_t)floor((double)p->rows * (double)(o.b - o.plo) / w + phase) -
-         (int64_t)floor((double)p->rows * (double)(o.a - o.plo) / w + phase);
+  int64_t w = o.phi - o.plo, u = o.a - o.plo, v = o.b - o.plo;
+  return dealt(p->share_off + p->rows, w, u, v) - dealt(p->share_off, w, u, v);
 }
 
 /* A LAUNCH's inputs as the core books them, for the engine to read them
@@ -1552,6 +1563,8 @@ static sl_part_id record_output(sl_core *c, sl__task *t, int64_t rows, double by
   p->bytes = bytes;
   p->split = t->split;
   p->key = sl__draw_mix(o->key ^ sl__draw_mix(p->index + 1));
+  p->share_off = c->ops[t->op].rows_out;
+  c->ops[t->op].rows_out += rows > 0 ? rows : 0;
   p->range_lo = p->range_hi = 0;
   if (c->plan->ops[t->op].merge_stage && o->share_end > o->share) {
     p->range_lo = o->share;

@@ -37,6 +37,8 @@ typedef struct {
   sl_task_id consumer; /**< origin task that took it, SL_NONE while queued */
   int32_t range_lo, range_hi; /**< a merge stage's output: the reducers' shares [lo, hi) it holds
                                    (0, 0: every share) */
+  int64_t share_off;   /**< where its rows begin in the row stream of its operator's outputs: an
+                            all-to-all after it deals that stream to its shares in turn */
 } sl__part;
 
 typedef enum {
@@ -128,6 +130,7 @@ typedef struct {
   int64_t rows_launched; /**< input rows of the tasks launched so far (origins) */
   double buffered;     /**< output bytes alive and not yet consumed */
   double in_queue_bytes;
+  int64_t rows_out;    /**< rows of every partition it made so far: the next one's share_off */
   double cpu_used, gpu_used;
   double used_s[2];    /**< CPU and GPU slot-seconds held so far (to used_at): what a
                             policy averages holdings over a period with */
