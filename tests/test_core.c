@@ -434,6 +434,24 @@ static void test_all_to_all(void **state)
   sl_cluster_free(&cl);
 }
 
+/* A source of @p tasks tasks of @p rows rows of @p row_bytes into an
+ * all-to-all of @p reducers reducers at 10 ms a row, partitions of
+ * @p target bytes; the source's cost is the caller's. */
+static sl_op_spec *shuffle_job(sl_workload *w, double target, int64_t tasks, int64_t rows, double row_bytes,
+                               int64_t reducers)
+{
+  *w = (sl_workload){0};
+  w->target_partition_bytes = target;
+  sl_op_spec *src = add_op(w, "read", SL_OP_SOURCE, 1, 0);
+  src->tasks = tasks;
+  src->rows_per_task = rows;
+  src->out_row_bytes = row_bytes;
+  sl_op_spec *sort = add_op(w, "sort", SL_OP_ALL_TO_ALL, 1, 0);
+  sort->tasks = reducers;
+  sort->time_per_row = 0.01;
+  return src;
+}
+
 /* 96 rows in partitions of one row each (a row is the target) into four
  * reducers: each reads 24, as a kernel that shares rows by id gives them.
  * Each partition's row drawn to a share apart gave 17 to 32, and the JCT
@@ -441,16 +459,8 @@ static void test_all_to_all(void **state)
 static void test_reducers_share_rows_evenly(void **state)
 {
   (void)state;
-  sl_workload w = {0};
-  w.target_partition_bytes = 0.5 * MB;
-  sl_op_spec *src = add_op(&w, "read", SL_OP_SOURCE, 1, 0);
-  src->tasks = 24;
-  src->rows_per_task = 4;
-  src->out_row_bytes = 0.5 * MB;
-  src->time_per_row = 0.01;
-  sl_op_spec *sort = add_op(&w, "shuffle", SL_OP_ALL_TO_ALL, 1, 0);
-  sort->tasks = 4;
-  sort->time_per_row = 0.01;
+  sl_workload w;
+  shuffle_job(&w, 0.5 * MB, 24, 4, 0.5 * MB, 4)->time_per_row = 0.01;
   sl_plan plan;
   build(&plan, &w);
   sl_cluster cl;
@@ -581,16 +591,8 @@ static void test_streaming_spills_before_a_shuffle(void **state)
   const char *models[] = {"streaming", "streaming-plus", "batch"};
   double jct[3];
   for (int m = 0; m < 3; m++) {
-    sl_workload w = {0};
-    w.target_partition_bytes = 8 * MB;
-    sl_op_spec *src = add_op(&w, "read", SL_OP_SOURCE, 1, 0);
-    src->tasks = 96;
-    src->rows_per_task = 8;
-    src->out_row_bytes = 1 * MB;
-    src->time_per_task = 1;
-    sl_op_spec *sort = add_op(&w, "sort", SL_OP_ALL_TO_ALL, 1, 0);
-    sort->tasks = 12;
-    sort->time_per_row = 0.01;
+    sl_workload w;
+    shuffle_job(&w, 8 * MB, 96, 8, 1 * MB, 12)->time_per_task = 1;
     sl_plan plan;
     build(&plan, &w);
     sl_cluster cl;
