@@ -5,8 +5,10 @@
  * runs it at once without a thread switch: that keeps the dispatch cost in
  * microseconds. Everything the executor decides is what the core decided.
  *
- * Beside it: store.c holds the partitions' bytes, rejected.c the tally of
- * rows kernels reject, local_cluster.c this machine as a cluster.
+ * Beside it: task.c runs what a slot is handed (kernels, pacing, emission,
+ * spills; engine_internal.h is what the two share), store.c holds the
+ * partitions' bytes, rejected.c the tally of rows kernels reject,
+ * local_cluster.c this machine as a cluster.
  */
 #include "engine.h"
 
@@ -38,82 +40,11 @@
 #include "workloads/group_check.h"
 #include "workloads/sort_check.h"
 
-#define MAX_MEMBERS 8
-
-typedef struct engine engine;
-
-/* An input partition a task holds: in memory, or the file it was spilled to. */
-typedef struct {
-  sl_blob *blob;
-  const sl_rows *mem;
-  char path[600];
-  int node;     /* where the order says it lives: a node other than the task's sends it */
-  double bytes;
-} input_ref;
-
-typedef struct {
-  engine *e;
-  int node, slot;
-  pthread_t thread;
-  pthread_cond_t cv;
-  bool has_next;       /* a LAUNCH waits for this worker */
-  sl_decision next;
-  double next_launched_s; /* when the core handed it out: the slot is taken from then */
-  input_ref *next_inputs; /* pinned when the LAUNCH came: the task has fetched them */
-  bool busy;           /* running a task now */
-  sl_task_id current;
-  int current_op;
-  bool resume;         /* RESUME for the current task */
-  atomic_bool cancel;  /* the current task must stop (CANCEL, kill, node loss) */
-  bool killed;         /* the core already knows the current task failed */
-  int64_t done_row;    /* tasks.csv row of the attempt just done (-1: none), and its end: */
-  double done_at;      /* its handoff is known once its finish has been decided on */
-  sl_kernel *kernels[SL_MAX_OPS][MAX_MEMBERS];
-} worker;
-
-struct engine {
-  const sl_plan *plan;
-  const sl_cluster *cluster;
-  const sl_exec_opts *opts;
-  sl_core *core;
-  sl_store *store;
-  sl_sink *sink;
-  sl_sort_check *sort_check; /* the sink checks a sort (check = sorted); NULL: no */
-  bool sort_check_failed;    /* a delivered partition failed it: the run's verdict */
-  sl_group_check *group_check; /* the sink checks a groupby (check = grouped); NULL: no */
-  bool group_check_failed;
-  sl_recorder *rec;
-  sl_event_log *events; /* what the core was fed, with --record-events */
-  pthread_mutex_t lock;
-  pthread_cond_t main_cv;
-  pthread_cond_t spill_cv; /* a spilled partition's file is complete */
-  /* partitions no one holds any more, freed by their own thread: freeing
-   * megabytes under the lock held every worker up (below, reclaim()) */
-  pthread_t reclaimer;
-  pthread_cond_t reclaim_cv;
-  sl_blob *reclaim;
-  bool reclaimer_running, reclaim_stop;
-  worker **workers;     /* [node][slot] */
-  int *nslots;
-  /* kill: events that found no running task of their operator, by op + 1
-   * (0: any operator): the next attempt of it to start dies, as in the
-   * simulator (sim/engine.h), so a scheduled kill always strikes. */
-  struct timespec t0;
-  bool done, stop;
-  int fail_code;
-  char fail_msg[512];
-  sl_fault_log fault_log;   /* what became of each scheduled fault */
-  sl_rejected_tally rejected; /* rows kernels rejected, skipped under --max-errored-rows */
-  bool gpu_present;
-  atomic_bool real_kernels; /* some attempt ran a kernel that takes its own time */
-  double last_progress_rows, last_progress_t;
-  sl_net *net;              /* the cluster's links, emulated: storage reads, remote inputs */
-  double *join_at;          /* per node: when an acquired pool node is in service, INFINITY: none */
-};
+#include "executor/engine_internal.h"
 
 /* ------------------------------------------------------------------ time */
 
-static double now_s(const engine *e)
+double sl__exec_now(const engine *e)
 {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -135,9 +66,7 @@ static struct timespec abs_time(const engine *e, double t)
 
 /* ------------------------------------------------------------- failures */
 
-static void fail_job(engine *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void fail_job(engine *e, int code, const char *fmt, ...)
+void sl__exec_fail(engine *e, int code, const char *fmt, ...)
 {
   if (e->fail_code == 0) {
     va_list ap;
@@ -167,28 +96,28 @@ static void deliver(engine *e, const sl_decision *d)
   sl_rows_init(&loaded);
   sl_blob *b = sl_store_acquire(e->store, d->part, &mem, path, sizeof path);
   if (!b) {
-    fail_job(e, SL_ESTATE, "partition %u reached the sink without its bytes", d->part);
+    sl__exec_fail(e, SL_ESTATE, "partition %u reached the sink without its bytes", d->part);
     return;
   }
   if (!mem && !sl_store_blob_ready(b)) { /* a sink's partition is written under the lock: never */
-    fail_job(e, SL_ESTATE, "partition %u reached the sink before its file was written", d->part);
+    sl__exec_fail(e, SL_ESTATE, "partition %u reached the sink before its file was written", d->part);
     goto out_release;
   }
   if (!mem) {
     if (sl_store_read_spill(path, &loaded, err, sizeof err) < 0) {
-      fail_job(e, SL_EIO, "%s", err);
+      sl__exec_fail(e, SL_EIO, "%s", err);
       goto out_release;
     }
     mem = &loaded;
   }
   if (sl_sink_deliver(e->sink, mem) < 0)
-    fail_job(e, SL_ESTATE, "sink: %s", sl_sink_last_error(e->sink));
+    sl__exec_fail(e, SL_ESTATE, "sink: %s", sl_sink_last_error(e->sink));
   else if (e->sort_check && sl_sort_check_partition(e->sort_check, mem) < 0) {
     e->sort_check_failed = true;
-    fail_job(e, SL_ESTATE, "sort check: %s", sl_sort_check_error(e->sort_check));
+    sl__exec_fail(e, SL_ESTATE, "sort check: %s", sl_sort_check_error(e->sort_check));
   } else if (e->group_check && sl_group_check_partition(e->group_check, mem) < 0) {
     e->group_check_failed = true;
-    fail_job(e, SL_ESTATE, "group check: %s", sl_group_check_error(e->group_check));
+    sl__exec_fail(e, SL_ESTATE, "group check: %s", sl_group_check_error(e->group_check));
   }
 out_release:
   sl_rows_free(&loaded);
@@ -204,7 +133,7 @@ static input_ref *pin_inputs(engine *e, const sl_decision *d)
     return NULL;
   input_ref *in = calloc(d->ninputs, sizeof *in);
   if (!in) {
-    fail_job(e, SL_ENOMEM, "out of memory");
+    sl__exec_fail(e, SL_ENOMEM, "out of memory");
     return NULL;
   }
   for (int i = 0; i < d->ninputs; i++) {
@@ -212,12 +141,12 @@ static input_ref *pin_inputs(engine *e, const sl_decision *d)
     in[i].bytes = d->in[i].read_bytes; /* what the task reads of it: a reducer, its block */
     in[i].blob = sl_store_acquire(e->store, d->inputs[i], &in[i].mem, in[i].path, sizeof in[i].path);
     if (!in[i].blob)
-      fail_job(e, SL_ESTATE, "task %u of '%s' launched without input partition %u", d->task,
+      sl__exec_fail(e, SL_ESTATE, "task %u of '%s' launched without input partition %u", d->task,
                e->plan->ops[d->op].name, d->inputs[i]);
     /* the store holds the bytes, the core the books: they must agree, as
      * check_accounting() asks of the totals */
     else if ((in[i].mem == NULL) != d->in[i].spilled)
-      fail_job(e, SL_ESTATE, "input partition %u of task %u is %s, but the core has it %s", d->inputs[i],
+      sl__exec_fail(e, SL_ESTATE, "input partition %u of task %u is %s, but the core has it %s", d->inputs[i],
                d->task, in[i].mem ? "in memory" : "spilled", d->in[i].spilled ? "spilled" : "in memory");
     else
       continue;
@@ -230,7 +159,7 @@ static input_ref *pin_inputs(engine *e, const sl_decision *d)
   return in;
 }
 
-static void unpin_inputs(engine *e, input_ref *in, int n)
+void sl__exec_unpin_inputs(engine *e, input_ref *in, int n)
 {
   for (int i = 0; in && i < n; i++)
     sl_store_release(e->store, in[i].blob);
@@ -259,7 +188,7 @@ static void mark_fault(engine *e, double now, const char *kind, int node, const 
 
 /* Acts on every pending decision of the core. Called with the lock held;
  * returns true when a LAUNCH landed on @p self (it runs it next). */
-static bool drain(engine *e, worker *self)
+bool sl__exec_drain(engine *e, worker *self)
 {
   sl_decision d;
   bool mine = false;
@@ -268,14 +197,14 @@ static bool drain(engine *e, worker *self)
     switch (d.kind) {
     case SL_DEC_LAUNCH:
       if (!w) {
-        fail_job(e, SL_ESTATE, "core launched on a slot that does not exist");
+        sl__exec_fail(e, SL_ESTATE, "core launched on a slot that does not exist");
         break;
       }
       if (w->has_next) /* a launch its node's loss cancelled before it ran */
-        unpin_inputs(e, w->next_inputs, w->next.ninputs);
+        sl__exec_unpin_inputs(e, w->next_inputs, w->next.ninputs);
       w->has_next = true;
       w->next = d;
-      w->next_launched_s = now_s(e);
+      w->next_launched_s = sl__exec_now(e);
       w->next_inputs = pin_inputs(e, &d);
       if (d.ninputs > 0 && !w->next_inputs)
         break; /* pin_inputs() failed the job */
@@ -309,8 +238,8 @@ static bool drain(engine *e, worker *self)
         sl_sort_check_rolled_back(e->sort_check);
       if (e->group_check)
         sl_group_check_rollback(e->group_check, d.keep_split, (uint32_t)e->plan->ops[0].tasks);
-      if (sl_recorder_rollback(e->rec, now_s(e), e->core) < 0)
-        fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
+      if (sl_recorder_rollback(e->rec, sl__exec_now(e), e->core) < 0)
+        sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
       break;
     case SL_DEC_CHECKPOINT:
       break; /* the sink keeps its state per split: nothing to copy */
@@ -321,629 +250,21 @@ static bool drain(engine *e, worker *self)
     case SL_DEC_FAIL: {
       char why[320];
       sl_failure_text(&d, e->plan, e->cluster, e->core, why, sizeof why);
-      fail_job(e, d.code, "%s", why);
+      sl__exec_fail(e, d.code, "%s", why);
       break;
     }
     case SL_DEC_ACQUIRE: /* its workers wait already: it serves once provisioned */
-      e->join_at[d.node] = now_s(e) + d.delay_s;
+      e->join_at[d.node] = sl__exec_now(e) + d.delay_s;
       pthread_cond_signal(&e->main_cv);
-      mark_fault(e, now_s(e), "acquire", d.node, NULL);
+      mark_fault(e, sl__exec_now(e), "acquire", d.node, NULL);
       break;
     case SL_DEC_RELEASE: /* the core left nothing there: its workers idle until the end */
-      mark_fault(e, now_s(e), "release", d.node, NULL);
+      mark_fault(e, sl__exec_now(e), "release", d.node, NULL);
       break;
     }
   }
   hand_garbage(e); /* the inputs a finish released, the partitions dropped */
   return mine;
-}
-
-/* --------------------------------------------------------------- kernels */
-
-/* What member @p member of operator @p op is built from. Kernels get no
- * time of their own: a modelled kernel's slot is held for the work order's
- * charge by the task (pace_to()), a real one takes what it takes. */
-static void kernel_args(const engine *e, int op, int member, sl_kernel_args *out)
-{
-  const sl_pop *pop = &e->plan->ops[op];
-  const sl_op_spec *spec = &e->plan->workload->ops[pop->first + member];
-  sl_kernel_args a = {0};
-  a.params = spec->params;
-  a.nparams = spec->nparams;
-  a.seed = e->plan->workload->seed;
-  a.out_row_bytes = spec->inflation > 0 ? 0 : spec->out_row_bytes;
-  a.inflation = spec->inflation;
-  a.rows_out_per_row = spec->kind == SL_OP_SOURCE ? 1 : spec->rows_out_per_row;
-  a.gpu_slot = pop->gpu > 0;
-  a.gpu_device = 0;
-  *out = a;
-}
-
-static sl_kernel *kernel_for(worker *w, int op, int member)
-{
-  engine *e = w->e;
-  sl_kernel **slot = &w->kernels[op][member];
-  if (*slot)
-    return *slot;
-  const sl_op_spec *spec = &e->plan->workload->ops[e->plan->ops[op].first + member];
-  sl_kernel_args a;
-  kernel_args(e, op, member, &a);
-  a.cancel = &w->cancel;
-  *slot = sl_kernel_new(spec->kernel, &a);
-  return *slot;
-}
-
-/* Every kernel's parameters, checked before anything runs: a value out of
- * range is an error in the spec, to be reported at its line, not a task
- * failure half-way through the run. */
-static int check_kernels(const engine *e, char *err, size_t errlen)
-{
-  const sl_workload *w = e->plan->workload;
-  char why[256];
-  for (int op = 0; op < e->plan->nops; op++)
-    for (int m = 0; m < e->plan->ops[op].nfused; m++) {
-      const sl_op_spec *spec = &w->ops[e->plan->ops[op].first + m];
-      sl_kernel_args a;
-      kernel_args(e, op, m, &a);
-      if (sl_kernel_check_args(spec->kernel, &a, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s:%d: operator '%s', kernel '%s': %s", w->path, spec->line, spec->name,
-                 spec->kernel, why);
-        return SL_EINVAL;
-      }
-    }
-  return 0;
-}
-
-/* ------------------------------------------------------------ the task */
-
-typedef struct {
-  sl_task_id id;
-  int op;
-  int64_t rows_out, parts_out;
-  double bytes_out;
-  bool gone; /* the core no longer wants this attempt */
-  /* the work order's pace: the k-th of nparts partitions goes out at k /
-   * nparts of the charge, as the simulator emits them; 0 charge: real
-   * kernels, not paced */
-  double start_abs, charge;
-  int64_t nparts;
-  sl_kernel *holder;
-  double waited; /* held by backpressure: refused emissions until RESUME */
-  double transfer; /* receiving its inputs: storage reads, partitions from other nodes */
-  double spread;   /* the order's spread factor when its charge is held, else 1 */
-  /* the spill disk: outputs written, spilled inputs read back (seconds, bytes) */
-  double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
-  double dispatch; /* from the core's LAUNCH to the worker starting it */
-  int64_t out_blocks; /* the order's: blocks a spilled output is written in */
-} task_run;
-
-/* The core's books and the real buffers must agree byte for byte: the
- * budget the core enforces is only true if they do. */
-static void check_accounting(engine *e, int node)
-{
-  double real = sl_store_node_bytes(e->store, node), booked = sl_core_node_store(e->core, node);
-  if (fabs(real - booked) > 0.5)
-    fail_job(e, SL_ESTATE, "node %d holds %.0f bytes but the core counts %.0f", node, real, booked);
-}
-
-/* Cuts a spilled output in the @p nblocks blocks its order names
- * (sl_decision.out_blocks): each row goes to its reducer's share by the
- * kernel of the shuffle after operator @p op. False, and one block, when
- * the order names one (or there is no memory for the cut). */
-static bool reducer_blocks(worker *w, int op, int64_t nblocks, const sl_rows *rows, sl_spill_blocks *bl,
-                           int64_t **owned)
-{
-  *owned = NULL;
-  *bl = (sl_spill_blocks){.nblocks = 1, .block_of = NULL};
-  if (nblocks <= 1)
-    return false;
-  size_t n = sl_rows_count(rows);
-  int64_t *of = malloc(sizeof *of * (n ? n : 1));
-  if (!of)
-    return false; /* one block: each reducer reads the whole file, as before blocks */
-  /* a merge stage takes its shares from its shuffle's kernel too (its first) */
-  const sl_kernel *k = kernel_for(w, op + 1, 0);
-  for (size_t i = 0; i < n; i++)
-    of[i] = sl_kernel_share_of(k, sl_rows_id(rows, i), sl_rows_payload(rows, i), sl_rows_len(rows, i), nblocks);
-  *bl = (sl_spill_blocks){.nblocks = nblocks, .block_of = of};
-  *owned = of;
-  return true;
-}
-
-/*
- * Writes a partition the core spilled; called and returns with the lock
- * held. A partition for the sink is written with the lock, as its DELIVER
- * reads it at once. Any other is written without: the engine goes on
- * meanwhile, and two slots' spills share the disk, as in the simulator
- * (under the lock they took turns). A task that reads it before it is
- * complete waits (wait_spill_written()).
- */
-static int spill(worker *w, task_run *tr, sl_part_id pid, sl_rows *out, double bytes)
-{
-  engine *e = w->e;
-  char err[700];
-  double t0 = now_s(e);
-  int rc;
-  if (tr->op == e->plan->nops - 1) {
-    rc = sl_store_spill(e->store, pid, w->node, out, err, sizeof err);
-  } else {
-    sl_blob *b;
-    rc = sl_store_spill_begin(e->store, pid, w->node, bytes, &b, err, sizeof err);
-    if (rc == 0) {
-      pthread_mutex_unlock(&e->lock);
-      sl_spill_blocks blocks;
-      int64_t *owned;
-      reducer_blocks(w, tr->op, tr->out_blocks, out, &blocks, &owned);
-      rc = sl_store_spill_write(b, out, &blocks, err, sizeof err);
-      free(owned);
-      if (rc == 0) /* the disk the cluster spec gives the node, as the simulator's */
-        sl_net_disk(e->net, w->node, bytes, true);
-      pthread_mutex_lock(&e->lock);
-      sl_store_spill_end(e->store, b);
-      pthread_cond_broadcast(&e->spill_cv);
-    }
-  }
-  if (rc < 0)
-    fail_job(e, rc == SL_ENOMEM ? SL_ENOMEM : SL_EIO, "operator '%s' on node %d: %s", e->plan->ops[tr->op].name,
-             w->node, err);
-  double took = now_s(e) - t0;
-  tr->spill_write_s += took;
-  tr->start_abs += took; /* the disk's time comes on top of the charge, as in the simulator */
-  tr->spill_write_bytes += bytes;
-  return rc;
-}
-
-/* A spilled input whose file another slot is still writing: the disk's
- * time, as the reader sees it. Called without the lock. */
-static void wait_spill_written(engine *e, const sl_blob *b)
-{
-  pthread_mutex_lock(&e->lock);
-  while (!sl_store_blob_ready(b))
-    pthread_cond_wait(&e->spill_cv, &e->lock);
-  pthread_mutex_unlock(&e->lock);
-}
-
-/* Hands a full output buffer to the core; waits while it says wait. */
-static int flush(worker *w, task_run *tr, sl_rows *out)
-{
-  engine *e = w->e;
-  int rc = 0;
-  int64_t rows = (int64_t)sl_rows_count(out);
-  double bytes = (double)sl_rows_bytes(out);
-  pthread_mutex_lock(&e->lock);
-  for (;;) {
-    if (atomic_load(&w->cancel) || e->stop) {
-      rc = SL_EINTR;
-      break;
-    }
-    sl_part_id pid;
-    sl_emit_fate fate;
-    rc = sl_core_emit(e->core, now_s(e), tr->id, rows, bytes, &pid, &fate);
-    if (rc == SL_EAGAIN) {
-      /* Parking this task may have been the core's cue to let another
-       * waiter (or this one) through: act on that before sleeping. */
-      double parked = now_s(e);
-      drain(e, w);
-      while (!w->resume && !atomic_load(&w->cancel) && !e->stop)
-        pthread_cond_wait(&w->cv, &e->lock);
-      w->resume = false;
-      tr->waited += now_s(e) - parked;
-      /* the pace moves with the wait: the charge is work, not wall time */
-      tr->start_abs += now_s(e) - parked;
-      continue;
-    }
-    if (rc == SL_ESTATE) {
-      tr->gone = true;
-      rc = SL_EINTR;
-      break;
-    }
-    if (rc == SL_EOOM)
-      drain(e, w); /* the core's FAIL names the operator and the node */
-    if (rc < 0)
-      break;
-    if (fate == SL_EMIT_STORED)
-      rc = sl_store_put(e->store, pid, w->node, out);
-    else if (fate == SL_EMIT_SPILLED)
-      rc = spill(w, tr, pid, out, bytes);
-    sl_rows_reset(out);
-    tr->rows_out += rows;
-    tr->bytes_out += bytes;
-    tr->parts_out++;
-    break;
-  }
-  drain(e, w); /* a LAUNCH for us waits in w->next until this task ends */
-  check_accounting(e, w->node);
-  pthread_mutex_unlock(&e->lock);
-  /* a sink that writes to disk: the spec's disk takes the partition first,
-   * as the simulator charges it (the rows themselves go to the sink) */
-  if (rc == 0 && tr->op == e->plan->nops - 1 && e->plan->sink_to_disk)
-    sl_net_disk(e->net, w->node, bytes, true);
-  else if (rc == 0 && tr->op == e->plan->nops - 1 && e->plan->sink_to_storage)
-    sl_net_upload(e->net, w->node, bytes); /* an upload to storage, likewise */
-  return rc;
-}
-
-/* Where the rows a task feeds its kernels come from, so that a rejected
- * row can be named, and what it rejected so far. */
-typedef struct {
-  const sl_decision *d;
-  sl_part_id input;      /* the input partition, SL_NONE in a source task */
-  sl_rejected_batch rejected; /* since the last note_errors() */
-} row_origin;
-
-/* Counts row @p i of @p rows as rejected by member @p m of @p op and names
- * the first one: operator, row, source partition, input partition, task. */
-static int reject_row(worker *w, int op, int m, const sl_rows *rows, size_t i, const sl_kernel *k,
-                      row_origin *o)
-{
-  const sl_plan *p = w->e->plan;
-  int64_t id = sl_rows_id(rows, i);
-  sl_rejected_row r = {.level = p->ops[op].first + m, .id = id};
-  r.sink_rows = sl_rejected_sink_rows(p, op, m, &r.exact);
-  if (sl_rejected_batch_push(&o->rejected, &r) < 0)
-    return SL_ENOMEM;
-  if (o->rejected.first[0])
-    return 0;
-  char input[48] = "";
-  if (o->input != SL_NONE)
-    snprintf(input, sizeof input, ", input partition %u", o->input);
-  snprintf(o->rejected.first, sizeof o->rejected.first, "operator '%s' rejected row %lld (partition %u of source '%s'%s, task %u): %s",
-           p->workload->ops[p->ops[op].first + m].name, (long long)id, sl_rows_split(rows, i),
-           p->workload->ops[0].name, input, o->d->task, sl_rejected_message(sl_kernel_last_error(k), id));
-  return 0;
-}
-
-/* Passes @p rows through fused members [from, nfused) into @p out. A row a
- * kernel rejects as corrupt is left out and counted in @p o. */
-static int through_members(worker *w, int op, int from, sl_rows *rows, sl_rows *out, row_origin *o)
-{
-  const sl_pop *pop = &w->e->plan->ops[op];
-  sl_rows a, b;
-  sl_rows_init(&a);
-  sl_rows_init(&b);
-  sl_rows *cur = rows;
-  int rc = 0;
-  for (int m = from; m < pop->nfused && rc == 0; m++) {
-    sl_kernel *k = kernel_for(w, op, m);
-    if (!k) {
-      rc = SL_EKERNEL;
-      break;
-    }
-    sl_rows *dst = (m == pop->nfused - 1) ? out : (cur == &a ? &b : &a);
-    if (dst != out)
-      sl_rows_reset(dst);
-    size_t n = sl_rows_count(cur);
-    rc = sl_kernel_apply(k, cur, 0, n, dst);
-    if (rc == SL_EKERNEL) {
-      /* find the bad rows: apply row by row, leaving out what fails */
-      rc = 0;
-      for (size_t i = 0; i < n && rc == 0; i++) {
-        int r = n == 1 ? SL_EKERNEL : sl_kernel_apply(k, cur, i, 1, dst);
-        if (r == SL_EKERNEL)
-          rc = reject_row(w, op, m, cur, i, k, o);
-        else if (r < 0)
-          rc = r;
-      }
-    }
-    cur = dst;
-  }
-  if (pop->nfused == from && rc == 0)
-    rc = sl_rows_append_range(out, rows, 0, sl_rows_count(rows));
-  sl_rows_free(&a);
-  sl_rows_free(&b);
-  return rc;
-}
-
-/* Input rows a task feeds its kernels at a time: a batch operator's
- * batch, else about one output partition's worth. */
-static int64_t chunk_rows(const sl_pop *pop, const sl_decision *d)
-{
-  if (pop->batch_size > 0)
-    return pop->batch_size;
-  if (d->rows_per_part == INT64_MAX)
-    return INT64_MAX;
-  double per = floor((double)d->rows_per_part / fmax(pop->rows_out_per_row, 1e-9));
-  return per >= (double)INT64_MAX ? INT64_MAX : (int64_t)fmax(1, per);
-}
-
-static double monotonic_s(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Holds the slot until fraction @p frac of the charge has passed. */
-static int pace_to(task_run *tr, double frac)
-{
-  if (tr->charge <= 0 || !tr->holder)
-    return 0;
-  return sl_kernel_hold(tr->holder, tr->start_abs + tr->charge * fmin(1, frac)) ? SL_EINTR : 0;
-}
-
-/* Emits the rows of @p out as the work order cuts them: whole partitions
- * of rows_per_part rows, each at its time; with @p last, the rest too.
- * Rows of a partition not yet whole stay in @p out. */
-/* How far into its charge a task is held before its next partition goes
- * out: the set-up, then evenly over the rest, or all of it first
- * (outputs_at_end): sl_emit_share(), as the simulator paces. */
-static double emit_point(const sl_decision *d, const task_run *tr)
-{
-  return sl_emit_share(d->setup_s, d->work_s, d->outputs_at_end, tr->parts_out + 1, tr->nparts);
-}
-
-static int emit_parts(worker *w, const sl_decision *d, task_run *tr, sl_rows *out, bool last)
-{
-  size_t n = sl_rows_count(out), at = 0;
-  size_t per = d->rows_per_part == INT64_MAX ? SIZE_MAX : (size_t)d->rows_per_part;
-  int rc = 0;
-  if (n == per || (last && n > 0 && n <= per)) { /* the common case: all of it, no copy */
-    if ((rc = pace_to(tr, emit_point(d, tr))) == 0)
-      rc = flush(w, tr, out);
-    return rc;
-  }
-  sl_rows part, rest;
-  sl_rows_init(&part);
-  sl_rows_init(&rest);
-  while (rc == 0 && at < n && (n - at >= per || last)) {
-    size_t take = n - at < per ? n - at : per;
-    sl_rows_reset(&part);
-    if ((rc = sl_rows_append_range(&part, out, at, take)) < 0)
-      break;
-    at += take;
-    if ((rc = pace_to(tr, emit_point(d, tr))) == 0)
-      rc = flush(w, tr, &part);
-  }
-  if (rc == 0 && at > 0) { /* keep the unfinished partition's rows */
-    if ((rc = sl_rows_append_range(&rest, out, at, n - at)) == 0)
-      sl_rows_move(out, &rest);
-  }
-  sl_rows_free(&part);
-  sl_rows_free(&rest);
-  return rc;
-}
-
-/* Adds the rows @p o rejected to the job's count; past --max-errored-rows
- * the job fails, naming the row. */
-static int note_errors(worker *w, row_origin *o)
-{
-  if (o->rejected.n == 0)
-    return 0;
-  engine *e = w->e;
-  int64_t limit = e->opts->max_errored_rows;
-  pthread_mutex_lock(&e->lock);
-  /* a re-run (after a failure or a rollback) meets the same bad rows: each
-   * counts once */
-  int rc = sl_rejected_tally_add(&e->rejected, &o->rejected);
-  if (rc < 0)
-    fail_job(e, SL_ENOMEM, "out of memory counting rejected rows");
-  bool over = e->rejected.rows > limit;
-  if (over && limit == 0)
-    fail_job(e, SL_EKERNEL, "%s (--max-errored-rows N skips up to N such rows)", o->rejected.first);
-  else if (over)
-    fail_job(e, SL_EKERNEL, "%lld rows rejected, more than --max-errored-rows %lld; %s",
-             (long long)e->rejected.rows, (long long)limit, o->rejected.first);
-  pthread_mutex_unlock(&e->lock);
-  sl_rejected_batch_clear(&o->rejected);
-  return rc < 0 ? rc : over ? SL_EKERNEL : 0;
-}
-
-static int run_source(worker *w, const sl_decision *d, task_run *tr, sl_rows *out)
-{
-  engine *e = w->e;
-  const sl_pop *pop = &e->plan->ops[d->op];
-  sl_kernel *gen = kernel_for(w, d->op, 0);
-  if (!gen)
-    return SL_EKERNEL;
-  int64_t per = chunk_rows(pop, d);
-  int64_t first = d->split * pop->rows_per_task;
-  sl_rows chunk;
-  sl_rows_init(&chunk);
-  int rc = 0;
-  row_origin origin = {.d = d, .input = SL_NONE};
-  for (int64_t done = 0; done < d->rows && rc == 0;) {
-    int64_t n = d->rows - done < per ? d->rows - done : per;
-    sl_rows_reset(&chunk);
-    rc = sl_kernel_generate(gen, (uint32_t)d->split, first + done, n, &chunk);
-    if (rc == SL_EKERNEL) { /* the source itself cannot make its rows: no row to skip */
-      pthread_mutex_lock(&e->lock);
-      fail_job(e, SL_EKERNEL, "operator '%s' task %u (partition %u): %s", e->plan->workload->ops[0].name,
-               d->task, (unsigned)d->split, sl_kernel_last_error(gen));
-      pthread_mutex_unlock(&e->lock);
-    }
-    if (rc == 0)
-      rc = through_members(w, d->op, 1, &chunk, out, &origin);
-    if (rc == 0)
-      rc = note_errors(w, &origin);
-    done += n;
-    if (rc == 0)
-      rc = emit_parts(w, d, tr, out, false);
-  }
-  sl_rows_free(&chunk);
-  sl_rejected_batch_free(&origin.rejected);
-  return rc;
-}
-
-/* Whether row @p r of @p src falls in shares [lo, hi) of @p shares. */
-static bool in_shares(const sl_kernel *k, const sl_rows *src, size_t r, int64_t lo, int64_t hi, int64_t shares)
-{
-  int64_t s = sl_kernel_share_of(k, sl_rows_id(src, r), sl_rows_payload(src, r), sl_rows_len(src, r), shares);
-  return s >= lo && s < hi;
-}
-
-static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr, sl_rows *out)
-{
-  engine *e = w->e;
-  const sl_pop *pop = &e->plan->ops[d->op];
-  int64_t per = chunk_rows(pop, d);
-  int rc = 0;
-  char err[700];
-  sl_rows chunk, loaded;
-  sl_rows_init(&chunk);
-  sl_rows_init(&loaded);
-  row_origin origin = {.d = d};
-  /* an all-to-all task reads the share of every input its order names, by
-   * its kernel's partitioning (a sort's key ranges) or by row id */
-  int64_t reducers = d->shares > 1 ? d->shares : 1, share = d->share, share_end = d->share_end;
-  const sl_kernel *first = kernel_for(w, d->op, 0);
-  /* a kernel that needs the whole task (a sort) gets every row at once */
-  bool whole = first && sl_kernel_whole_task(first);
-  for (int i = 0; i < d->ninputs && rc == 0; i++) {
-    const sl_rows *src = in[i].mem;
-    if (!src) { /* spilled: read it back, outside the lock */
-      sl_rows_reset(&loaded);
-      double t0 = now_s(e);
-      wait_spill_written(e, in[i].blob);
-      rc = sl_store_read_spill_blocks(in[i].path, share, share_end, reducers, &loaded, NULL, err, sizeof err);
-      if (rc == 0)
-        sl_net_disk(e->net, d->node, (double)sl_rows_bytes(&loaded), false);
-      double took = now_s(e) - t0;
-      tr->spill_read_s += took;
-      tr->start_abs += took; /* read before the work starts: not part of the charge */
-      tr->spill_read_bytes += (double)sl_rows_bytes(&loaded);
-      if (rc < 0) {
-        pthread_mutex_lock(&e->lock);
-        fail_job(e, SL_EIO, "%s", err);
-        pthread_mutex_unlock(&e->lock);
-        break;
-      }
-      src = &loaded;
-    }
-    size_t rows = sl_rows_count(src);
-    origin.input = d->inputs[i];
-    for (size_t at = 0; at < rows && rc == 0;) {
-      size_t take = rows - at < (size_t)per ? rows - at : (size_t)per;
-      if (!whole)
-        sl_rows_reset(&chunk);
-      for (size_t r = at; r < at + take && rc == 0; r++)
-        if (reducers == 1 || in_shares(first, src, r, share, share_end, reducers))
-          rc = sl_rows_append_range(&chunk, src, r, 1);
-      at += take;
-      if (whole)
-        continue;
-      if (rc == 0)
-        rc = through_members(w, d->op, 0, &chunk, out, &origin);
-      if (rc == 0)
-        rc = note_errors(w, &origin);
-      if (rc == 0)
-        rc = emit_parts(w, d, tr, out, false);
-    }
-  }
-  if (whole && rc == 0) {
-    rc = through_members(w, d->op, 0, &chunk, out, &origin);
-    if (rc == 0)
-      rc = note_errors(w, &origin);
-    if (rc == 0)
-      rc = emit_parts(w, d, tr, out, false);
-  }
-  sl_rows_free(&chunk);
-  sl_rows_free(&loaded);
-  sl_rejected_batch_free(&origin.rejected);
-  return rc;
-}
-
-/* Records the attempt; its row in tasks.csv (-1: rows are not kept). */
-static int64_t record(worker *w, const sl_decision *d, const task_run *tr, double start, double end,
-                      sl_task_status st)
-{
-  sl_task_record r = {.task = d->task, .origin = d->origin, .attempt = d->attempt, .op = d->op,
-                      .node = d->node, .slot = d->slot, .start_s = start, .end_s = end,
-                      .rows_in = d->rows, .bytes_in = d->bytes, .rows_out = tr->rows_out,
-                      .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st,
-                      .speed = d->speed, .waited_s = tr->waited, .transfer_s = tr->transfer,
-                      .spread = tr->spread, .fresh = d->fresh, .spill_write_s = tr->spill_write_s,
-                      .spill_write_bytes = tr->spill_write_bytes, .spill_read_s = tr->spill_read_s,
-                      .spill_read_bytes = tr->spill_read_bytes, .dispatch_s = tr->dispatch,
-                      .handoff_s = -1};
-  if (sl_recorder_task(w->e->rec, &r) < 0) {
-    fail_job(w->e, SL_ENOMEM, "out of memory recording task %u", d->task);
-    return -1;
-  }
-  return sl_recorder_ntasks(w->e->rec) - 1;
-}
-
-/* What the attempt receives before it works, over the emulated links as
- * the simulator's attempt does: a source its rows from storage; any other
- * task the inputs another node holds, one transfer per run of inputs from
- * the same node. The wall seconds it took. */
-static double receive_inputs(engine *e, const sl_decision *d, const input_ref *in)
-{
-  const sl_pop *pop = &e->plan->ops[d->op];
-  if (pop->kind == SL_OP_SOURCE && e->plan->source_from_disk) /* off the spec's disk, as the simulator */
-    return sl_net_disk(e->net, d->node, (double)d->rows * pop->read_bytes_per_row, false);
-  if (pop->kind == SL_OP_SOURCE)
-    return sl_net_transfer(e->net, SL_NET_STORAGE, d->node, (double)d->rows * pop->read_bytes_per_row);
-  double took = 0;
-  for (int i = 0; i < d->ninputs;) {
-    int from = in[i].node;
-    double bytes = 0;
-    for (; i < d->ninputs && in[i].node == from; i++)
-      bytes += in[i].bytes;
-    took += sl_net_transfer(e->net, from, d->node, bytes);
-  }
-  return took;
-}
-
-/* Runs one task; called without the lock, returns with it held. */
-static void run_task(worker *w, const sl_decision *d, double launched, input_ref *in)
-{
-  engine *e = w->e;
-  task_run tr = {.id = d->task, .op = d->op, .out_blocks = d->out_blocks};
-  double start = now_s(e);
-  tr.dispatch = fmax(0, start - launched);
-  sl_rows out;
-  sl_rows_init(&out);
-  int rc = 0;
-  const sl_pop *pop = &e->plan->ops[d->op];
-  bool modelled = true;
-  for (int m = 0; m < pop->nfused && rc == 0; m++) {
-    if (d->fresh) { /* the order says this slot sets the operator up: a new instance does */
-      sl_kernel_free(w->kernels[d->op][m]);
-      w->kernels[d->op][m] = NULL;
-    }
-    sl_kernel *k = kernel_for(w, d->op, m);
-    rc = k ? sl_kernel_begin_task(k) : SL_EKERNEL;
-    if (rc == 0) {
-      modelled = modelled && sl_kernel_modelled(k);
-      /* the held time is slept, or burnt as CPU by a member that burns it */
-      if (!tr.holder || sl_kernel_burns_cpu(k))
-        tr.holder = k;
-    }
-  }
-  if (rc == 0)
-    tr.transfer = receive_inputs(e, d, in);
-  tr.start_abs = monotonic_s();
-  tr.charge = modelled ? d->charge_s : 0;
-  if (!modelled && rc == 0)
-    atomic_store(&e->real_kernels, true);
-  tr.spread = modelled ? d->spread : 1; /* a real kernel's time is its own */
-  tr.nparts = d->out_parts > 0 ? d->out_parts : 1;
-  if (rc == 0)
-    rc = pop->kind == SL_OP_SOURCE ? run_source(w, d, &tr, &out) : run_map(w, d, in, &tr, &out);
-  if (rc == 0 && sl_rows_count(&out) > 0)
-    rc = emit_parts(w, d, &tr, &out, true);
-  if (rc == 0)
-    rc = pace_to(&tr, 1); /* the slot is held for the whole charge */
-  sl_rows_free(&out);
-  pthread_mutex_lock(&e->lock);
-  unpin_inputs(e, in, d->ninputs);
-  double end = now_s(e);
-  if (rc == 0 && w->killed)
-    rc = SL_EINTR; /* written off while it ran, even if it emitted nothing */
-  if (tr.transfer > 0 && sl_core_task_live(e->core, d->task))
-    sl_core_note_transfer(e->core, d->task, tr.transfer);
-  w->done_row = -1;
-  if (rc == 0) {
-    sl_core_finished(e->core, end, d->task);
-    w->done_row = record(w, d, &tr, start, end, SL_TASK_DONE);
-    w->done_at = end;
-  } else {
-    if (rc == SL_EKERNEL && !e->stop)
-      fail_job(e, SL_EKERNEL, "operator '%s' task %u: cannot build its kernel", pop->name, d->task);
-    if (!w->killed && !tr.gone)
-      sl_core_failed(e->core, end, d->task);
-    record(w, d, &tr, start, end, w->killed || tr.gone ? SL_TASK_CANCELLED : SL_TASK_FAILED);
-  }
 }
 
 /* A kill that found nothing running took this attempt (the order says
@@ -952,7 +273,7 @@ static void crash_at_start(engine *e, worker *w)
 {
   atomic_store(&w->cancel, true);
   w->killed = true;
-  sl_core_failed(e->core, now_s(e), w->current);
+  sl_core_failed(e->core, sl__exec_now(e), w->current);
 }
 
 static void *worker_main(void *arg)
@@ -971,7 +292,7 @@ static void *worker_main(void *arg)
     w->next_inputs = NULL;
     w->has_next = false;
     if (!sl_core_task_live(e->core, d.task)) { /* written off before it started */
-      unpin_inputs(e, in, d.ninputs);
+      sl__exec_unpin_inputs(e, in, d.ninputs);
       continue;
     }
     w->busy = true;
@@ -983,9 +304,9 @@ static void *worker_main(void *arg)
     if (d.doomed)
       crash_at_start(e, w);
     pthread_mutex_unlock(&e->lock);
-    run_task(w, &d, launched, in); /* returns with the lock held */
+    sl__exec_run_task(w, &d, launched, in); /* returns with the lock held */
     w->busy = false;
-    if (drain(e, w) && w->done_row >= 0) /* its own finish gave it its next task */
+    if (sl__exec_drain(e, w) && w->done_row >= 0) /* its own finish gave it its next task */
       sl_recorder_set_handoff(e->rec, w->done_row, w->next_launched_s - w->done_at);
   }
   pthread_mutex_unlock(&e->lock);
@@ -1005,7 +326,7 @@ static void mark_fault(engine *e, double now, const char *kind, int node, const 
   else
     snprintf(target, sizeof target, "%s", op ? op : "any");
   if (sl_recorder_fault(e->rec, now, e->core, kind, target) < 0)
-    fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
+    sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
 }
 
 /* Stops the worker running @p victim; returns its operator, -1 when none
@@ -1032,7 +353,7 @@ static void inject(engine *e, int i, double now)
    * simulator does at once: a LAUNCH a worker's emission made pins its
    * inputs before their node goes (a merge task launched 6 ms before its
    * input's node was lost found the store already without it) */
-  drain(e, NULL);
+  sl__exec_drain(e, NULL);
   const sl_fault *f = &e->opts->faults.ev[i];
   sl_fault_log_check(&e->fault_log, &e->opts->faults, i, e->core);
   int struck = f->op;
@@ -1073,7 +394,7 @@ static void inject(engine *e, int i, double now)
     mark_fault(e, now, "kill", -1, struck >= 0 ? e->plan->ops[struck].name : NULL);
   else
     mark_fault(e, now, f->kind == SL_FAULT_LOSE ? "lose" : "join", f->node, NULL);
-  drain(e, NULL);
+  sl__exec_drain(e, NULL);
 }
 
 /* Acquired pool nodes whose provisioning is over join the run. */
@@ -1084,7 +405,7 @@ static void join_provisioned(engine *e, double now)
       e->join_at[n] = INFINITY;
       sl_core_node_joined(e->core, now, n);
       mark_fault(e, now, "join", n, NULL);
-      drain(e, NULL);
+      sl__exec_drain(e, NULL);
     }
 }
 
@@ -1211,7 +532,7 @@ static void stop_workers(engine *e)
       worker *w = &e->workers[n][s];
       pthread_cond_destroy(&w->cv);
       if (w->has_next)
-        unpin_inputs(e, w->next_inputs, w->next.ninputs); /* launched, never run */
+        sl__exec_unpin_inputs(e, w->next_inputs, w->next.ninputs); /* launched, never run */
       for (int op = 0; op < SL_MAX_OPS; op++)
         for (int m = 0; m < MAX_MEMBERS; m++)
           sl_kernel_free(w->kernels[op][m]);
@@ -1366,20 +687,20 @@ static void supervise(engine *e)
   pthread_mutex_lock(&e->lock);
   int rc = sl_core_start(e->core, 0);
   if (rc < 0)
-    fail_job(e, rc, "the core could not start the job: %s", sl_strerror(rc));
-  drain(e, NULL);
+    sl__exec_fail(e, rc, "the core could not start the job: %s", sl_strerror(rc));
+  sl__exec_drain(e, NULL);
   while (!e->done && !e->stop) {
     double wake = fmin(sl_core_wakeup(e->core), next_sample);
     if (next_fault < o->faults.n)
       wake = fmin(wake, o->faults.ev[next_fault].at_s);
     for (int n = 0; n < e->cluster->nnodes; n++)
       wake = fmin(wake, e->join_at[n]);
-    wake = fmin(wake, now_s(e) + 0.05); /* notice signals promptly */
+    wake = fmin(wake, sl__exec_now(e) + 0.05); /* notice signals promptly */
     struct timespec ts = abs_time(e, wake);
     pthread_cond_timedwait(&e->main_cv, &e->lock, &ts);
-    double now = now_s(e);
+    double now = sl__exec_now(e);
     if (o->interrupted && *o->interrupted) {
-      fail_job(e, SL_EINTR, "interrupted by a signal");
+      sl__exec_fail(e, SL_EINTR, "interrupted by a signal");
       break;
     }
     /* the job may have ended during the wait: a fault due since then
@@ -1392,11 +713,11 @@ static void supervise(engine *e)
     join_provisioned(e, now);
     if (sl_core_wakeup(e->core) <= now) {
       sl_core_tick(e->core, now);
-      drain(e, NULL);
+      sl__exec_drain(e, NULL);
     }
     if (now >= next_sample) {
       if (sl_recorder_sample(e->rec, now, e->core) < 0)
-        fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
+        sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
       next_sample = now + o->sample_period_s;
     }
     if (o->progress && now >= next_progress) {
@@ -1404,8 +725,8 @@ static void supervise(engine *e)
       next_progress = now + 0.5;
     }
   }
-  if (sl_recorder_sample(e->rec, now_s(e), e->core) < 0)
-    fail_job(e, SL_ENOMEM, "out of memory recording the timeline");
+  if (sl_recorder_sample(e->rec, sl__exec_now(e), e->core) < 0)
+    sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
   pthread_mutex_unlock(&e->lock);
   if (o->progress)
     fprintf(stderr, "\n");
@@ -1459,7 +780,7 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   snprintf(spill, sizeof spill, "%s", opts->spill_dir ? opts->spill_dir : "");
   if (!opts->spill_dir)
     snprintf(spill, sizeof spill, "%s/spill", opts->out_dir);
-  if ((rc = check_kernels(&e, err, errlen)) < 0)
+  if ((rc = sl__exec_check_kernels(&e, err, errlen)) < 0)
     goto out_destroy;
   int why = 0;
   sl_core_opts core = sl_exec_core_opts(opts);
@@ -1503,10 +824,10 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   /* The job's clock starts with the core, as a simulation's does: the
    * engine's own start (a GPU probe takes 0.1 s on an H100) is not the
    * job's, and the core must not see it as time its policy had. */
-  double startup = now_s(&e);
+  double startup = sl__exec_now(&e);
   clock_gettime(CLOCK_MONOTONIC, &e.t0);
   supervise(&e);
-  double jct = now_s(&e);
+  double jct = sl__exec_now(&e);
   stop_workers(&e);
   fill_summary(&e, summary, jct);
   summary->startup_s = startup;

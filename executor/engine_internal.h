@@ -1,0 +1,120 @@
+/*
+ * What the executor's driver (engine.c: the core, its decisions, faults,
+ * the run) and its task execution (task.c: kernels, pacing, emission,
+ * spills) share: the engine and its slots' workers. Internal to executor/.
+ * Both sides run under the engine's one lock except where a function says
+ * otherwise.
+ */
+#ifndef SL_EXEC_ENGINE_INTERNAL_H
+#define SL_EXEC_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "executor/engine.h"
+#include "executor/net.h"
+#include "executor/rejected.h"
+#include "executor/store.h"
+#include "results/events.h"
+#include "workloads/group_check.h"
+#include "workloads/kernels.h"
+#include "workloads/sink.h"
+#include "workloads/sort_check.h"
+
+#define MAX_MEMBERS 8
+
+typedef struct engine engine;
+
+/* An input partition a task holds: in memory, or the file it was spilled to. */
+typedef struct {
+  sl_blob *blob;
+  const sl_rows *mem;
+  char path[600];
+  int node;     /* where the order says it lives: a node other than the task's sends it */
+  double bytes;
+} input_ref;
+
+typedef struct {
+  engine *e;
+  int node, slot;
+  pthread_t thread;
+  pthread_cond_t cv;
+  bool has_next;       /* a LAUNCH waits for this worker */
+  sl_decision next;
+  double next_launched_s; /* when the core handed it out: the slot is taken from then */
+  input_ref *next_inputs; /* pinned when the LAUNCH came: the task has fetched them */
+  bool busy;           /* running a task now */
+  sl_task_id current;
+  int current_op;
+  bool resume;         /* RESUME for the current task */
+  atomic_bool cancel;  /* the current task must stop (CANCEL, kill, node loss) */
+  bool killed;         /* the core already knows the current task failed */
+  int64_t done_row;    /* tasks.csv row of the attempt just done (-1: none), and its end: */
+  double done_at;      /* its handoff is known once its finish has been decided on */
+  sl_kernel *kernels[SL_MAX_OPS][MAX_MEMBERS];
+} worker;
+
+struct engine {
+  const sl_plan *plan;
+  const sl_cluster *cluster;
+  const sl_exec_opts *opts;
+  sl_core *core;
+  sl_store *store;
+  sl_sink *sink;
+  sl_sort_check *sort_check; /* the sink checks a sort (check = sorted); NULL: no */
+  bool sort_check_failed;    /* a delivered partition failed it: the run's verdict */
+  sl_group_check *group_check; /* the sink checks a groupby (check = grouped); NULL: no */
+  bool group_check_failed;
+  sl_recorder *rec;
+  sl_event_log *events; /* what the core was fed, with --record-events */
+  pthread_mutex_t lock;
+  pthread_cond_t main_cv;
+  pthread_cond_t spill_cv; /* a spilled partition's file is complete */
+  /* partitions no one holds any more, freed by their own thread: freeing
+   * megabytes under the lock held every worker up (below, reclaim()) */
+  pthread_t reclaimer;
+  pthread_cond_t reclaim_cv;
+  sl_blob *reclaim;
+  bool reclaimer_running, reclaim_stop;
+  worker **workers;     /* [node][slot] */
+  int *nslots;
+  /* kill: events that found no running task of their operator, by op + 1
+   * (0: any operator): the next attempt of it to start dies, as in the
+   * simulator (sim/engine.h), so a scheduled kill always strikes. */
+  struct timespec t0;
+  bool done, stop;
+  int fail_code;
+  char fail_msg[512];
+  sl_fault_log fault_log;   /* what became of each scheduled fault */
+  sl_rejected_tally rejected; /* rows kernels rejected, skipped under --max-errored-rows */
+  bool gpu_present;
+  atomic_bool real_kernels; /* some attempt ran a kernel that takes its own time */
+  double last_progress_rows, last_progress_t;
+  sl_net *net;              /* the cluster's links, emulated: storage reads, remote inputs */
+  double *join_at;          /* per node: when an acquired pool node is in service, INFINITY: none */
+};
+
+/* ------------------------------------------------ engine.c, for task.c */
+
+/** @brief Seconds since the run's clock started. */
+double sl__exec_now(const engine *e);
+/** @brief Fails the run with @p code (the first failure's message stays); under the lock. */
+void sl__exec_fail(engine *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/** @brief Acts on every pending decision of the core (under the lock); true when a LAUNCH
+ *  landed on @p self, which then runs it next. */
+bool sl__exec_drain(engine *e, worker *self);
+/** @brief Releases the inputs a LAUNCH pinned (@p n of them; @p in is freed). */
+void sl__exec_unpin_inputs(engine *e, input_ref *in, int n);
+
+/* ------------------------------------------------ task.c, for engine.c */
+
+/** @brief Every kernel's parameters checked before anything runs; SL_EINVAL with FILE:LINE. */
+int sl__exec_check_kernels(const engine *e, char *err, size_t errlen);
+/** @brief Runs LAUNCH @p d on @p w's slot with its pinned inputs @p in: called without the
+ *  lock, returns with it held, the core told how the attempt ended. */
+void sl__exec_run_task(worker *w, const sl_decision *d, double launched, input_ref *in);
+
+#endif
