@@ -1054,6 +1054,13 @@ static double disk_phase(double r, double w, double read, double write)
  * every node's disks at once; each barrier starts a phase. A node with no
  * disk spills for free in the model, so then nothing is owed (0).
  */
+/* What barrier @p i leaves on the disks: its input beyond @p store bytes
+ * of stores (every byte of it exists at once). */
+static double barrier_spill(const sl_plan *p, int i, double store)
+{
+  return fmax(0, sl_plan_rows_in(p, i) * p->ops[i].in_row_bytes - store);
+}
+
 /* The most bytes an all-to-all's barrier leaves on the disks (what the
  * stores of all nodes cannot hold of its input), and what the disks hold
  * together: 0 where a node has no disk or a disk gives no capacity. */
@@ -1073,7 +1080,7 @@ static void disk_room(const sl_plan *p, const sl_cluster *c, double *held, doubl
   *held = 0;
   for (int i = 1; i < p->nops; i++)
     if (sl_pop_is_barrier(&p->ops[i]))
-      *held = fmax(*held, sl_plan_rows_in(p, i) * p->ops[i].in_row_bytes - store);
+      *held = fmax(*held, barrier_spill(p, i, store));
   *capacity = bounded ? room : 0;
 }
 
@@ -1115,7 +1122,7 @@ static double disk_time(const sl_plan *p, const sl_cluster *c)
   for (int i = 1; i < p->nops; i++) {
     if (!sl_pop_is_barrier(&p->ops[i]))
       continue;
-    double over = fmax(0, sl_plan_rows_in(p, i) * p->ops[i].in_row_bytes - store);
+    double over = barrier_spill(p, i, store);
     t += disk_phase(reads, over, read, write);
     reads = over;
   }

@@ -568,13 +568,11 @@ static int part_home(const sl_core *c, int64_t w, int64_t parts)
   return (int)(w * c->nnodes / parts);
 }
 
-/* Reducer @p r's inputs of the @p n queued ones @p all, in queue order, into
- * @p mine: those that hold every share and the merged ones whose range
- * covers it. The caller sweeps r upwards and keeps @p active (ranges that
- * have begun, in queue order) between calls; @p starts chains the queue
- * positions by the reducer their range begins at (@p first_at). Linear in
- * what the reducers read, where testing every input for every reducer was
- * R x n: 25,000 reducers by 50,000 merged parts at 100 TB. */
+/* A sweep of an all-to-all's reducers, r upwards, over its queued inputs:
+ * each reducer's are those that hold every share and the merged ones whose
+ * range covers r. Linear in what the reducers read, where testing every
+ * input for every reducer was R x n: 25,000 reducers by 50,000 merged
+ * parts at 100 TB. */
 typedef struct {
   uint32_t *first_at; /* [reducers]: queue position of the first range to begin there, UINT32_MAX none */
   uint32_t *next;     /* [n]: the next position whose range begins at the same reducer */
@@ -582,6 +580,9 @@ typedef struct {
   uint32_t nactive;
 } reducer_sweep;
 
+/* Reducer @p r's inputs among the queued ones @p all, in queue order, into
+ * @p mine; called for r = 0, 1, ... in turn (the sweep keeps the ranges
+ * that have begun). Returns how many. */
 static int reducer_inputs(const sl_core *c, const sl_part_id *all, reducer_sweep *sw, int64_t r, sl_part_id *mine)
 {
   uint32_t kept = 0;
