@@ -10,7 +10,7 @@ build=${SLUICE_BUILD_DIR:-$here/build}
 packages=(
   build-essential cmake pkg-config
   libsimgrid-dev libcsv-dev libhwloc-dev hwloc libinih-dev libglpk-dev
-  libturbojpeg0-dev libcmocka-dev gnuplot-nox valgrind
+  libturbojpeg0-dev libcmocka-dev libzmq3-dev gnuplot-nox valgrind
 )
 
 missing=()
