@@ -4,9 +4,10 @@
  *           timeline, applies the failure schedule, ends the simulation;
  *   worker  one per (node, slot), on the node's CPU host: runs the attempts
  *           the core launches on its slot, one after the other.
- * Every actor that calls the core drains the decisions at once (drain()):
- * actors run one at a time, so the core needs no lock, and decisions take
- * effect at the simulated instant of the event that caused them.
+ * Every actor that calls the core drains the decisions at once
+ * (sl__sim_drain()): actors run one at a time, so the core needs no lock,
+ * and decisions take effect at the simulated instant of the event that
+ * caused them.
  *
  * SimGrid traps kept in mind (reference toolchain §2.4): one blocking
  * activity per actor at a time, no wait_any; sg_host_sendto and remote disk
@@ -15,13 +16,15 @@
  * before); workers are daemons and register no on_exit (the code that
  * kills an actor or turns a host off does the bookkeeping of the deaths).
  *
- * Beside it: sink.c follows rows by source split for the sink's checks,
- * child.c runs each simulation in a process of its own, platform.c and
- * costs.c turn specs into SimGrid hosts and cost models.
+ * Beside it: faults.c applies the failure schedule and random losses,
+ * setup.c lays the cluster out on the platform's hosts, run.c runs one
+ * simulation from start to end (engine_internal.h is what they share);
+ * sink.c follows rows by source split for the sink's checks, child.c runs
+ * each simulation in a process of its own, platform.c and costs.c turn
+ * specs into SimGrid hosts and cost models.
  */
 #include "engine.h"
 
-#include <errno.h>
 #include <math.h>
 #include <simgrid/actor.h>
 #include <simgrid/disk.h>
@@ -32,20 +35,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "models/bound.h"
 #include "models/error.h"
-#include "results/events.h"
 #include "results/failure.h"
-#include "sim/child.h"
+#include "sim/engine_internal.h"
 #include "sim/platform.h"
 #include "sim/sink.h"
 #include "models/rng.h"
-
-#define EPS 1e-9
 
 /* SimGrid's clock as the core sees it: to the nanosecond. The engine
  * advances every running activity at each event, so an extra event (the
@@ -62,104 +58,9 @@ static double sim_clock(void)
   return t < CLOCK_ROUND_LIMIT ? nearbyint(t * 1e9) / 1e9 : t;
 }
 
-/* rng streams */
-enum { STREAM_MTBF = 2 }; /* models/core.c draws spreads on stream 1; node n's losses on 2 + n */
-#define STREAM_LAUNCH (UINT64_C(1) << 40) /* the order a burst's workers start in */
-
-typedef struct sim_s sim;
-
-/* One worker slot. The attempt fields are valid while busy. */
-typedef struct {
-  sim *s;
-  int node, slot;
-  sg_actor_t actor; /* NULL while the node is down */
-  sg_sem_t wake;    /* a LAUNCH or a RESUME for this slot */
-  bool busy;        /* the core holds the slot for task */
-  bool waiting;     /* an emission was refused: RESUME pending */
-  bool doomed;      /* a kill found nothing running: this attempt dies at start */
-  int draining;     /* the worker is handling decisions (drain()): it must not be killed */
-  bool settled;     /* the worker actor has started (daemonized) */
-  bool parked;      /* the worker waits on wake */
-  int tokens;       /* wake releases it has not consumed yet */
-  int pulling_from; /* node whose bytes the worker receives now, -1 */
-  sl_task_id task;
-  uint32_t origin;
-  int op, attempt;
-  int64_t split, rows_in;
-  double bytes_in, start;
-  double launch_delay; /* from the LAUNCH to the worker starting it (--costs [dispatch]) */
-  double handoff_delay; /* before that: the finish that launched it reaching the core and back
-                           (--costs' time_handoff of the finishing operator) */
-  double speed; /* of the node's resource the attempt runs on */
-  double spread; /* the order's spread factor, in its charged time */
-  bool fresh;    /* the order sets its operator up on this slot */
-  bool first_chunk_only; /* outputs at the end: all the work before the first emission */
-  double waited; /* held by backpressure so far */
-  double transfer; /* receiving its inputs: storage reads and remote partitions */
-  /* the spill disk: outputs written, spilled inputs read back (seconds, bytes) */
-  double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
-  sl_input *inputs;   /* the order's inputs, copied: where to pull them from */
-  int ninputs, inputs_cap;
-  double work_flops;  /* the attempt's whole charge */
-  double setup_s, work_s; /* the order's: sl_emit_share() paces the emissions by them */
-  int64_t rows_out, emitted_rows, rows_per_flush;
-  uint32_t nflush, next;
-  double row_bytes, bytes_out;
-  int parts_out;
-  sl_sim_rows in;     /* the attempt's input rows by split (sim/sink.h) */
-} slot_t;
-
-typedef struct {
-  sg_host_t cpu, gpu;
-  sg_disk_t disk; /* where spilled partitions go, NULL: spills take no time */
-  /* one access (its group's disk_latency) as the bytes one disk would have
-   * moved meanwhile: striped disks serve accesses side by side, so each
-   * costs the aggregate one disk's worth of its time */
-  double access_read_bytes, access_write_bytes;
-  bool alive;
-  bool dying; /* lose_node() is taking it down: no transfer from it may start */
-  int nslots;
-  slot_t *slots;
-  double budget;
-  /* random losses */
-  double mtbf_next;
-  uint64_t mtbf_draws;
-  double join_at; /* an acquired pool node: when it is in service, INFINITY: none */
-} node_t;
-
-struct sim_s {
-  const sl_sim_opts *o;
-  const sl_plan *plan;
-  const sl_cluster *cluster;
-  sl_core *core;
-  sl_recorder *rec;
-  sl_event_log *events; /* what the core was fed, with --record-events */
-  sl_sim_result *res;
-  node_t *nodes;
-  slot_t *slots;
-  int nslots;
-  uint64_t launch_draws; /* the burst orders drawn so far (--costs [dispatch]) */
-  sg_host_t storage, driver_host;
-  sg_actor_t driver;
-  /* the driver's sleep: workers wake it when the core wants a tick sooner */
-  sg_sem_t driver_sem;
-  bool driver_signalled, in_driver;
-  double driver_wake_at;
-  sl_sim_sink *sink; /* rows delivered by split, and which splits each partition holds */
-  /* run state */
-  bool done, failed;
-  bool spilled_without_disk; /* a node with no disk spilled: that took no time */
-  int fail_code;
-  double end_time;
-  int next_fault;
-  sl_fault_log fault_log; /* what became of each scheduled fault */
-  double interval, next_sample, last_sample, time_limit;
-  char fail_note[320]; /* why the job failed, in results/failure.h's words */
-};
-
 /* ------------------------------------------------------------ recording */
 
-static void record(sim *s, const slot_t *w, sl_task_status status, double end)
+void sl__sim_record(sim *s, const slot_t *w, sl_task_status status, double end)
 {
   if (!s->o->keep_tasks)
     return;
@@ -196,7 +97,6 @@ static void fail_job(sim *s, int code, double now)
   fail_job_for(s, &why, now);
 }
 
-static void spawn_worker(sim *s, slot_t *w);
 
 static slot_t *slot_at(sim *s, int node, int slot)
 {
@@ -232,7 +132,7 @@ static void park(slot_t *w)
  * the middle of decisions, started, and not about to get out of a wait
  * that a token already answered. An actor caught in such a simcall when
  * its host goes off outlives it as a zombie. */
-static bool settled(const slot_t *w)
+bool sl__sim_settled(const slot_t *w)
 {
   return !w->actor || (w->draining == 0 && w->settled && !(w->parked && w->tokens > 0));
 }
@@ -311,7 +211,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->speed = d->speed;
   w->spread = d->spread;
   w->fresh = d->fresh;
-  w->launch_delay = 0; /* drain() spaces the burst this LAUNCH is part of */
+  w->launch_delay = 0; /* sl__sim_drain() spaces the burst this LAUNCH is part of */
   w->handoff_delay = 0;
   w->waited = 0;
   w->transfer = 0;
@@ -355,7 +255,7 @@ static void on_resume(sim *s, const sl_decision *d)
 /* Replaces the worker of slot @p w by a fresh one, unless it is the actor
  * running now or one suspended while it handles decisions: it would die
  * with them unhandled, so it drops its attempt itself. */
-static void restart_worker(sim *s, slot_t *w)
+void sl__sim_restart_worker(sim *s, slot_t *w)
 {
   if (!w->actor || is_self(w) || w->draining)
     return; /* the worker sees it is no longer busy and drops the attempt */
@@ -363,21 +263,21 @@ static void restart_worker(sim *s, slot_t *w)
   sg_actor_kill(w->actor);
   sg_actor_unref(w->actor);
   w->actor = NULL;
-  spawn_worker(s, w);
+  sl__sim_spawn_worker(s, w);
 }
 
-static void kill_attempt(sim *s, slot_t *w, sl_task_status status, double now)
+void sl__sim_kill_attempt(sim *s, slot_t *w, sl_task_status status, double now)
 {
-  record(s, w, status, now);
+  sl__sim_record(s, w, status, now);
   w->busy = w->waiting = false;
-  restart_worker(s, w);
+  sl__sim_restart_worker(s, w);
 }
 
 static void on_cancel(sim *s, const sl_decision *d, double now)
 {
   slot_t *w = slot_at(s, d->node, d->slot);
   if (w && w->busy && w->task == d->task)
-    kill_attempt(s, w, SL_TASK_CANCELLED, now);
+    sl__sim_kill_attempt(s, w, SL_TASK_CANCELLED, now);
   sl_core_failed(s->core, now, d->task); /* decisions join the queue being drained */
 }
 
@@ -389,8 +289,6 @@ static void on_rollback(sim *s, const sl_decision *d, double now)
 }
 
 static void notify_driver(sim *s);
-static void mark_fault(sim *s, double now, const char *kind, int node, int op);
-static double next_fault_time(const sim *s);
 
 static void handle(sim *s, const sl_decision *d, double now)
 {
@@ -426,11 +324,11 @@ static void handle(sim *s, const sl_decision *d, double now)
     break; /* the simulated sink has nothing to snapshot */
   case SL_DEC_ACQUIRE: /* its workers wait already: it serves once provisioned */
     s->nodes[d->node].join_at = now + d->delay_s;
-    mark_fault(s, now, "acquire", d->node, -1);
+    sl__sim_mark_fault(s, now, "acquire", d->node, -1);
     notify_driver(s);
     break;
   case SL_DEC_RELEASE: /* the core left nothing there: its workers idle until the end */
-    mark_fault(s, now, "release", d->node, -1);
+    sl__sim_mark_fault(s, now, "release", d->node, -1);
     break;
   }
 }
@@ -441,13 +339,13 @@ static void notify_driver(sim *s)
 {
   if (s->in_driver || s->driver_signalled)
     return;
-  if (s->done || fmin(sl_core_wakeup(s->core), next_fault_time(s)) < s->driver_wake_at - EPS) {
+  if (s->done || fmin(sl_core_wakeup(s->core), sl__sim_next_fault_time(s)) < s->driver_wake_at - EPS) {
     s->driver_signalled = true;
     sg_sem_release(s->driver_sem);
   }
 }
 
-/* The slots one drain() launched. Its own: drains interleave (below). */
+/* The slots one sl__sim_drain() launched. Its own: drains interleave (below). */
 typedef struct {
   slot_t **slot;
   int n, cap;
@@ -538,7 +436,7 @@ static bool drain_with(sim *s, double now, double handoff)
 }
 
 /* Takes the core's decisions after an event other than a finish. */
-static void drain(sim *s, double now)
+void sl__sim_drain(sim *s, double now)
 {
   drain_with(s, now, 0);
 }
@@ -628,7 +526,7 @@ static bool emit_next(slot_t *w, sl_task_id task)
     int rc = sl_core_emit(s->core, now, task, rows, bytes, &part, &fate);
     if (rc == SL_EAGAIN) {
       w->waiting = true;
-      drain(s, now);
+      sl__sim_drain(s, now);
       while (w->waiting && still_mine(w, task))
         park(w);
       if (!still_mine(w, task))
@@ -639,7 +537,7 @@ static bool emit_next(slot_t *w, sl_task_id task)
     if (rc == SL_ESTATE)
       return false; /* the core wrote this attempt off (its node, a rollback) */
     if (rc < 0) {
-      drain(s, now); /* an OOM: the core decided FAIL */
+      sl__sim_drain(s, now); /* an OOM: the core decided FAIL */
       fail_job(s, rc, now);
       return false;
     }
@@ -650,7 +548,7 @@ static bool emit_next(slot_t *w, sl_task_id task)
     w->parts_out++;
     w->next++;
     note_store(s, w->node);
-    drain(s, now);
+    sl__sim_drain(s, now);
     if (fate == SL_EMIT_SPILLED && !s->nodes[w->node].disk && bytes > 0)
       s->spilled_without_disk = true;
     if (w->op == s->plan->nops - 1 && s->plan->sink_to_disk && s->nodes[w->node].disk && bytes > 0 &&
@@ -670,19 +568,6 @@ static bool emit_next(slot_t *w, sl_task_id task)
   }
 }
 
-/* A timeline row marking a fault where it struck: a kill names the
- * operator of its attempt (-1: not known, "any"), a loss or a join its node. */
-static void mark_fault(sim *s, double now, const char *kind, int node, int op)
-{
-  char target[SL_NAME_MAX * 2 + 16];
-  if (node >= 0)
-    sl_cluster_node_name(s->cluster, node, target, sizeof target);
-  else
-    snprintf(target, sizeof target, "%s", op >= 0 ? s->plan->ops[op].name : "any");
-  if (sl_recorder_fault(s->rec, now, s->core, kind, target) < 0)
-    s->res->code = SL_ENOMEM;
-}
-
 /* A kill scheduled while nothing of its operator ran takes the next
  * attempt that starts. */
 static void crash_at_start(slot_t *w)
@@ -690,13 +575,13 @@ static void crash_at_start(slot_t *w)
   sim *s = w->s;
   double now = sim_clock();
   w->doomed = false;
-  record(s, w, SL_TASK_FAILED, now);
+  sl__sim_record(s, w, SL_TASK_FAILED, now);
   w->busy = false;
   s->res->tasks_killed++;
   s->res->faults_applied++;
   sl_core_failed(s->core, now, w->task);
-  mark_fault(s, now, "kill", -1, w->op);
-  drain(s, now);
+  sl__sim_mark_fault(s, now, "kill", -1, w->op);
+  sl__sim_drain(s, now);
 }
 
 /* Executes the work before the attempt's next emission: its share of the
@@ -752,7 +637,7 @@ static void run_attempt(slot_t *w)
   if (!still_mine(w, task))
     return;
   double now = sim_clock();
-  record(s, w, SL_TASK_DONE, now);
+  sl__sim_record(s, w, SL_TASK_DONE, now);
   int64_t row = s->o->keep_tasks ? sl_recorder_ntasks(s->rec) - 1 : -1;
   double handoff = s->o->handoff_s ? s->o->handoff_s[w->op] : 0;
   w->busy = false; /* before the core hands the slot out again */
@@ -775,7 +660,7 @@ static void worker_main(int argc, char **argv)
   }
 }
 
-static void spawn_worker(sim *s, slot_t *w)
+void sl__sim_spawn_worker(sim *s, slot_t *w)
 {
   char name[48];
   snprintf(name, sizeof name, "w%d.%d", w->node, w->slot);
@@ -786,193 +671,6 @@ static void spawn_worker(sim *s, slot_t *w)
   w->tokens = sg_sem_get_capacity(w->wake); /* what a killed actor left */
   w->actor = a; /* before it runs: it finds itself in its slot */
   sg_actor_start(a, worker_main, 0, NULL);
-}
-
-/* ---------------------------------------------------------------- faults */
-
-/* The node goes down with its workers; tasks elsewhere that were pulling
- * its bytes die first, then are reported failed once the core knows. */
-static void lose_node(sim *s, int n, double now)
-{
-  node_t *nd = &s->nodes[n];
-  if (!nd->alive)
-    return;
-  /* The kills below are simcalls that let other workers run: one that
-   * ended a transfer from another node could start one from this node,
-   * after the scan for its pullers, and die with the whole simulation
-   * when the host goes off (a NetworkFailure that C cannot catch). */
-  nd->dying = true;
-  /* Its workers in the middle of a drain finish it first, and every one
-   * settles where the loss kills it cleanly (no simulated time passes). */
-  for (int round = 0; round < 1000; round++) {
-    bool waiting = false;
-    for (int k = 0; k < nd->nslots; k++)
-      waiting |= !settled(&nd->slots[k]);
-    if (!waiting)
-      break;
-    sg_actor_yield();
-  }
-  sl_task_id *victims = NULL;
-  int nvictims = 0;
-  for (int i = 0; i < s->nslots; i++) {
-    slot_t *w = &s->slots[i];
-    if (w->node == n || w->pulling_from != n)
-      continue;
-    if (!w->busy) { /* still pulling for an attempt written off: only the transfer goes */
-      restart_worker(s, w);
-      continue;
-    }
-    sl_task_id *grown = realloc(victims, sizeof *victims * (nvictims + 1));
-    if (!grown)
-      continue;
-    victims = grown;
-    victims[nvictims++] = w->task;
-    kill_attempt(s, w, SL_TASK_FAILED, now);
-    s->res->transfers_cut++;
-  }
-  for (int k = 0; k < nd->nslots; k++) {
-    slot_t *w = &nd->slots[k];
-    if (w->busy)
-      record(s, w, SL_TASK_FAILED, now);
-    w->busy = w->waiting = false;
-    if (w->actor)
-      sg_actor_unref(w->actor);
-    w->actor = NULL;
-  }
-  nd->alive = false;
-  nd->dying = false;
-  sg_host_turn_off(nd->cpu); /* first: workers die before their GPU executions */
-  if (nd->gpu)
-    sg_host_turn_off(nd->gpu);
-  s->res->nodes_lost++;
-  sl_core_node_lost(s->core, now, n);
-  mark_fault(s, now, "lose", n, -1); /* before the rollback it may bring */
-  drain(s, now);
-  for (int v = 0; v < nvictims; v++) {
-    sl_core_failed(s->core, now, victims[v]);
-    drain(s, now);
-  }
-  free(victims);
-}
-
-static void join_node(sim *s, int n, double now)
-{
-  node_t *nd = &s->nodes[n];
-  if (nd->alive)
-    return;
-  sg_host_turn_on(nd->cpu);
-  if (nd->gpu)
-    sg_host_turn_on(nd->gpu);
-  nd->alive = true;
-  for (int k = 0; k < nd->nslots; k++)
-    spawn_worker(s, &nd->slots[k]);
-  s->res->nodes_joined++;
-  sl_core_node_joined(s->core, now, n);
-  mark_fault(s, now, "join", n, -1);
-  drain(s, now);
-}
-
-/* Kills the running attempt of @p op (-1: any) that the core picks. */
-static bool kill_task(sim *s, int op, double now)
-{
-  sl_task_id task;
-  if (sl_core_kill(s->core, now, op, &task) < 0 || task == SL_NONE)
-    return false; /* the next attempt to start is doomed; counted when it strikes */
-  int struck = op;
-  for (int i = 0; i < s->nslots; i++) {
-    slot_t *w = &s->slots[i];
-    if (w->busy && w->task == task) {
-      struck = w->op;
-      kill_attempt(s, w, SL_TASK_FAILED, now);
-      break;
-    }
-  }
-  /* a LAUNCH not yet carried out is written off: its slot skips it */
-  s->res->tasks_killed++;
-  sl_core_failed(s->core, now, task);
-  mark_fault(s, now, "kill", -1, struck);
-  drain(s, now);
-  return true;
-}
-
-static double next_fault_time(const sim *s)
-{
-  double t = INFINITY;
-  for (int n = 0; n < s->cluster->nnodes; n++)
-    t = fmin(t, s->nodes[n].join_at);
-  if (s->o->faults && s->next_fault < s->o->faults->n)
-    t = fmin(t, s->o->faults->ev[s->next_fault].at_s); /* an acquired node may join sooner */
-  if (s->o->mtbf_s > 0)
-    for (int n = 0; n < s->cluster->nnodes; n++)
-      t = fmin(t, s->nodes[n].mtbf_next);
-  return t;
-}
-
-static void apply_scheduled(sim *s, int i, double now)
-{
-  const sl_fault *f = &s->o->faults->ev[i];
-  bool applied = false;
-  sl_fault_log_check(&s->fault_log, s->o->faults, i, s->core);
-  switch (f->kind) {
-  case SL_FAULT_KILL:
-    applied = kill_task(s, f->op, now);
-    if (!applied)
-      sl_fault_log_defer(&s->fault_log, i);
-    break;
-  case SL_FAULT_LOSE:
-    applied = s->nodes[f->node].alive;
-    lose_node(s, f->node, now);
-    break;
-  case SL_FAULT_JOIN:
-    applied = !s->nodes[f->node].alive;
-    join_node(s, f->node, now);
-    break;
-  }
-  s->res->faults_applied += applied;
-}
-
-/* Random losses: each node fails after an exponential time of mean MTBF
- * and comes back after the repair time. */
-static void apply_random(sim *s, int n, double now)
-{
-  node_t *nd = &s->nodes[n];
-  if (nd->alive) {
-    lose_node(s, n, now);
-    nd->mtbf_next = s->o->repair_s > 0 ? now + s->o->repair_s : INFINITY;
-  } else {
-    join_node(s, n, now);
-    nd->mtbf_next = now + sl__draw_exponential(s->o->mtbf_s, s->o->seed, STREAM_MTBF + (uint64_t)n, nd->mtbf_draws++);
-  }
-  s->res->faults_applied++;
-}
-
-static void apply_faults(sim *s, double now)
-{
-  for (int n = 0; n < s->cluster->nnodes && !s->done; n++)
-    if (s->nodes[n].join_at <= now + EPS) { /* an acquired pool node, provisioned */
-      s->nodes[n].join_at = INFINITY;
-      if (!s->nodes[n].alive) { /* a random loss took its host while it was out of service */
-        join_node(s, n, now);
-        continue;
-      }
-      sl_core_node_joined(s->core, now, n);
-      mark_fault(s, now, "join", n, -1);
-      drain(s, now);
-    }
-  while (!s->done) {
-    if (s->o->faults && s->next_fault < s->o->faults->n && s->o->faults->ev[s->next_fault].at_s <= now + EPS) {
-      apply_scheduled(s, s->next_fault++, now);
-      continue;
-    }
-    int due = -1;
-    if (s->o->mtbf_s > 0)
-      for (int n = 0; n < s->cluster->nnodes && due < 0; n++)
-        if (s->nodes[n].mtbf_next <= now + EPS)
-          due = n;
-    if (due < 0)
-      return;
-    apply_random(s, due, now);
-  }
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -989,11 +687,11 @@ static void sample(sim *s, double t)
 static double plan_wake(sim *s)
 {
   /* the core's wakeup includes its stall timeout */
-  double next = fmin(fmin(sl_core_wakeup(s->core), s->next_sample), next_fault_time(s));
+  double next = fmin(fmin(sl_core_wakeup(s->core), s->next_sample), sl__sim_next_fault_time(s));
   return fmin(next, s->time_limit);
 }
 
-static void driver_main(int argc, char **argv)
+void sl__sim_driver_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
@@ -1002,7 +700,7 @@ static void driver_main(int argc, char **argv)
   int rc = sl_core_start(s->core, 0);
   if (rc < 0)
     fail_job(s, rc, 0);
-  drain(s, 0);
+  sl__sim_drain(s, 0);
   sample(s, 0);
   s->next_sample = s->interval;
   int stuck = 0;
@@ -1030,11 +728,11 @@ static void driver_main(int argc, char **argv)
       s->end_time = now;
       break;
     }
-    apply_faults(s, now);
+    sl__sim_apply_faults(s, now);
     double wake = sl_core_wakeup(s->core);
     if (!s->done && wake <= now + EPS) {
       sl_core_tick(s->core, fmax(now, wake));
-      drain(s, now);
+      sl__sim_drain(s, now);
     }
     while (s->next_sample <= now + EPS) {
       sample(s, s->next_sample);
@@ -1044,265 +742,4 @@ static void driver_main(int argc, char **argv)
   if (!s->done && !s->res->timed_out)
     s->end_time = simgrid_get_clock();
   sample(s, s->end_time);
-}
-
-/* ------------------------------------------------------------ the child */
-
-static double now_wall(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Writes the generated platform to a temporary file and loads it. */
-static int load_generated(sim *s, sl_sim_layout *layout, char *err, size_t errlen)
-{
-  const char *dir = getenv("TMPDIR");
-  char path[512];
-  snprintf(path, sizeof path, "%s/sluice-platform-XXXXXX.xml", dir && *dir ? dir : "/tmp");
-  int fd = mkstemps(path, 4);
-  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!f) {
-    snprintf(err, errlen, "%.300s: cannot create the platform file: %s", path, strerror(errno));
-    if (fd >= 0)
-      close(fd);
-    return SL_EIO;
-  }
-  int rc = sl_sim_platform_write(s->cluster, s->plan, s->o->spill_bps, f);
-  if (fclose(f) != 0 || rc < 0) {
-    snprintf(err, errlen, "%.300s: cannot write the platform file", path);
-    unlink(path);
-    return SL_EIO;
-  }
-  simgrid_load_platform(path);
-  unlink(path);
-  if (sl_sim_layout_generated(s->cluster, layout) < 0) {
-    snprintf(err, errlen, "out of memory");
-    return SL_ENOMEM;
-  }
-  return 0;
-}
-
-static int load_platform(sim *s, sl_sim_layout *layout, char *err, size_t errlen)
-{
-  if (!s->o->platform_xml)
-    return load_generated(s, layout, err, errlen);
-  simgrid_load_platform(s->o->platform_xml);
-  sl_cluster mine;
-  int rc = sl_sim_platform_cluster(s->cluster->name, &mine, layout, err, errlen);
-  if (rc == 0 && mine.nnodes != s->cluster->nnodes) {
-    snprintf(err, errlen, "%s: the platform has %d nodes, the cluster %d", s->o->platform_xml, mine.nnodes,
-             s->cluster->nnodes);
-    rc = SL_EINVAL;
-  }
-  sl_cluster_free(&mine);
-  return rc;
-}
-
-static sg_disk_t first_disk(sg_host_t h)
-{
-  unsigned n = 0;
-  sg_disk_t *disks = NULL;
-  sg_host_get_disks(h, &n, &disks);
-  sg_disk_t d = n > 0 ? disks[0] : NULL;
-  free(disks);
-  return d;
-}
-
-static int setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen)
-{
-  const sl_cluster *c = s->cluster;
-  s->nodes = calloc(c->nnodes, sizeof *s->nodes);
-  int total = 0;
-  for (int n = 0; n < c->nnodes; n++)
-    total += sl_core_node_slots(s->core, n);
-  s->slots = calloc(total > 0 ? total : 1, sizeof *s->slots);
-  if (!s->nodes || !s->slots) {
-    snprintf(err, errlen, "out of memory");
-    return SL_ENOMEM;
-  }
-  s->nslots = total;
-  int k = 0;
-  for (int n = 0; n < c->nnodes; n++) {
-    node_t *nd = &s->nodes[n];
-    nd->cpu = sg_host_by_name(l->cpu[n]);
-    nd->gpu = l->gpu[n][0] ? sg_host_by_name(l->gpu[n]) : NULL;
-    if (!nd->cpu) {
-      snprintf(err, errlen, "no host '%s' for node %d", l->cpu[n], n);
-      return SL_EINVAL;
-    }
-    nd->alive = true;
-    nd->disk = first_disk(nd->cpu);
-    const sl_node_group *g = sl_cluster_node_group(c, n);
-    if (nd->disk && sl_group_has_disk(g)) {
-      nd->access_read_bytes = g->disk_latency_s * g->disk_read_bps;
-      nd->access_write_bytes = g->disk_latency_s * g->disk_write_bps;
-    }
-    nd->budget = sl_cluster_node_group(c, n)->store_bytes;
-    nd->nslots = sl_core_node_slots(s->core, n);
-    nd->slots = &s->slots[k];
-    nd->mtbf_next = s->o->mtbf_s > 0 ? sl__draw_exponential(s->o->mtbf_s, s->o->seed, STREAM_MTBF + (uint64_t)n, 0)
-                                     : INFINITY;
-    nd->mtbf_draws = 1;
-    nd->join_at = INFINITY;
-    for (int j = 0; j < nd->nslots; j++, k++) {
-      slot_t *w = &s->slots[k];
-      w->s = s;
-      w->node = n;
-      w->slot = j;
-      w->pulling_from = -1;
-      w->wake = sg_sem_init(0);
-      spawn_worker(s, w);
-    }
-  }
-  s->storage = l->storage[0] ? sg_host_by_name(l->storage) : NULL;
-  s->driver_host = sg_host_by_name(l->driver);
-  if (!s->driver_host) {
-    snprintf(err, errlen, "no host '%s' for the driver", l->driver);
-    return SL_EINVAL;
-  }
-  return 0;
-}
-
-static int64_t splits_wrong(const sim *s)
-{
-  const sl_plan *p = s->plan;
-  return sl_sim_sink_splits_wrong(s->sink, (double)p->ops[0].rows_per_task * p->ops[p->nops - 1].alpha_rows);
-}
-
-static void fill_summary(sim *s)
-{
-  sl_summary *m = &s->res->summary;
-  const sl_plan *p = s->plan;
-  sl_core_stats st;
-  sl_core_get_stats(s->core, &st);
-  bool complete = s->done && !s->failed && fabs(st.rows_delivered - p->sink_rows) < 0.5;
-  sl_summary_fill(m, s->core, p, s->cluster, &s->o->core, "sim", s->end_time, st.rows_delivered, complete);
-  snprintf(m->accelerator, sizeof m->accelerator, "simulated");
-  sl_fault_log_finish(&s->fault_log, s->o->faults, s->core);
-  m->faults_applied = s->res->faults_applied;
-  if (s->o->faults)
-    sl_fault_log_describe(&s->fault_log, s->o->faults, m->faults_not_applied, sizeof m->faults_not_applied);
-  m->peak_rss_bytes = 0; /* the simulator's memory is not the job's; 0 keeps outputs replayable */
-  m->sink_checksum = sl_sim_sink_checksum(s->sink);
-  /* spills cost time only on a simulated disk (the group's, or --spill-bandwidth) */
-  if (m->spilled_bytes > 0)
-    m->spill_time = s->spilled_without_disk ? SL_SPILL_NOT_MODELLED : SL_SPILL_MODELLED;
-  if (s->failed)
-    snprintf(m->note, sizeof m->note, "%s", s->fail_note);
-  else if (s->res->timed_out)
-    snprintf(m->note, sizeof m->note, "stopped at the simulated time limit (%.6g s)", s->time_limit);
-  else if (!s->done)
-    snprintf(m->note, sizeof m->note, "the simulation ended before the job");
-}
-
-static void free_sim(sim *s)
-{
-  sl_core_free(s->core);
-  sl_recorder_free(s->rec);
-  sl_event_log_free(s->events);
-  free(s->nodes);
-  /* the simulation is over (or never ran): no actor waits on these now */
-  for (int i = 0; s->slots && i < s->nslots; i++)
-    if (s->slots[i].wake)
-      sg_sem_destroy(s->slots[i].wake);
-  if (s->driver_sem)
-    sg_sem_destroy(s->driver_sem);
-  for (int i = 0; s->slots && i < s->nslots; i++) {
-    sl_sim_rows_free(&s->slots[i].in);
-    free(s->slots[i].inputs);
-  }
-  free(s->slots);
-  sl_sim_sink_free(s->sink);
-}
-
-static void simulate(const sl_sim_opts *o, sl_sim_result *r)
-{
-  sim s = {.o = o, .plan = o->plan, .cluster = o->cluster, .res = r, .last_sample = -1};
-  sl_fault_log_init(&s.fault_log, o->faults);
-  sl_sim_layout layout = {0};
-  sl_bound b;
-  bool have_bound = sl_bound_compute(o->plan, o->cluster, &b) == 0 && b.jct_s > 0;
-  s.interval = o->sample_interval_s > 0 ? o->sample_interval_s : have_bound ? b.jct_s / 100 : 1;
-  s.time_limit = o->time_limit_s > 0 ? o->time_limit_s : (have_bound ? 50 * b.jct_s : 0) + 3600;
-  r->sample_interval_s = s.interval;
-  sl_core_opts core = sl_sim_core_opts(o);
-  core.no_decision_hash = !o->record_events; /* only the event log reads it */
-  s.core = sl_core_new(o->plan, o->cluster, &core, r->err, sizeof r->err);
-  if (!s.core) {
-    r->code = SL_EINVAL;
-    goto out;
-  }
-  s.sink = sl_sim_sink_new(o->plan->ops[0].tasks);
-  s.rec = sl_recorder_new(o->plan, o->cluster, o->keep_tasks);
-  if (o->record_events && (s.events = sl_event_log_new()) != NULL)
-    sl_core_observe(s.core, sl_event_log_observe, s.events);
-  if (!s.sink || !s.rec || (o->record_events && !s.events)) {
-    r->code = SL_ENOMEM;
-    snprintf(r->err, sizeof r->err, "out of memory");
-    goto out;
-  }
-  if ((r->code = load_platform(&s, &layout, r->err, sizeof r->err)) < 0 ||
-      (r->code = setup_nodes(&s, &layout, r->err, sizeof r->err)) < 0)
-    goto out;
-  s.driver_sem = sg_sem_init(0);
-  sg_actor_t d = sg_actor_init("driver", s.driver_host);
-  s.driver = d;
-  sg_actor_set_data(d, &s);
-  sg_actor_start(d, driver_main, 0, NULL);
-  double t0 = now_wall();
-  simgrid_run();
-  r->wall_s = now_wall() - t0;
-  fill_summary(&s);
-  r->splits_wrong = splits_wrong(&s);
-  if (r->code == 0 && o->out_dir &&
-      sl_recorder_write(s.rec, &r->summary, o->out_dir, r->err, sizeof r->err) < 0)
-    r->code = SL_EIO;
-  if (r->code == 0 && s.events)
-    r->code = sl_event_log_write(s.events, o->record_events, sl_core_decision_hash(s.core), r->err, sizeof r->err);
-out:
-  sl_sim_layout_free(&layout);
-  free_sim(&s);
-}
-
-/* The child's work (sim/child.h): one simulation in a fresh SimGrid. */
-static void child(void *ctx, void *result)
-{
-  const sl_sim_opts *o = ctx;
-  sl_sim_result *r = result;
-  int argc = 3;
-  char *argv[] = {"sluice", "--log=root.thres:error", "--log=xbt_cfg.thres:critical", NULL};
-  simgrid_init(&argc, argv);
-  sl_sim_platform_configure(o->full_solver);
-  simulate(o, r);
-  struct rusage ru;
-  if (getrusage(RUSAGE_SELF, &ru) == 0)
-    r->peak_rss_bytes = (double)ru.ru_maxrss * 1024;
-}
-
-sl_core_opts sl_sim_core_opts(const sl_sim_opts *o)
-{
-  sl_core_opts core = o->core;
-  core.seed = o->seed;                       /* the spreads of task times, drawn by the core */
-  core.stall_timeout_s = o->stall_timeout_s; /* the core watches for stalls */
-  return core;
-}
-
-void sl_sim_opts_default(sl_sim_opts *o)
-{
-  memset(o, 0, sizeof *o);
-  sl_core_opts_default(&o->core);
-  o->seed = 1;
-  o->keep_tasks = true;
-}
-
-int sl_sim_run(const sl_sim_opts *o, sl_sim_result *r)
-{
-  char err[sizeof r->err];
-  if (sl_sim_child_run(child, (void *)o, r, sizeof *r, err, sizeof err) < 0) {
-    snprintf(r->err, sizeof r->err, "%s", err);
-    r->code = SL_EIO;
-  }
-  return r->code;
 }
