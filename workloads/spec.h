@@ -23,8 +23,9 @@
  *     time_per_row = 0.5s
  *
  * Every key, its type, unit, default and the kinds of operator that take it
- * are in the tables of spec.c, which parse the files and also write the
- * reference (sl_spec_write_reference(), `sluice spec`, docs/spec.md). In
+ * are in the tables of spec_workload.c and spec_cluster.c, which parse the
+ * files and from which spec_reference.c writes the reference
+ * (sl_spec_write_reference(), `sluice spec`, docs/spec.md). In
  * short: operators have a kind (source, map, map_batches, all_to_all,
  * sink), a kernel and its parameters (workloads/kernel_registry.h),
  * resource requests and a cost model; a source has tasks, rows_per_task and

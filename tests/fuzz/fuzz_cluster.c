@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the cluster spec parser (workloads/spec.c over inih, with
+ * Fuzz target: the cluster spec parser (workloads/spec_cluster.c over inih, with
  * the unit parsers of workloads/units.c). The input is the spec file.
  *
  * Checks, besides crashes and leaks: an error is SL_EPARSE located as

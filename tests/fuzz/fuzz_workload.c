@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the workload spec parser (workloads/spec.c over inih, with
+ * Fuzz target: the workload spec parser (workloads/spec_workload.c over inih, with
  * the unit parsers of workloads/units.c). The input is the spec file.
  *
  * Beyond "no crash, no leak, no undefined behaviour", it checks the
