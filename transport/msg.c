@@ -248,7 +248,7 @@ static int put_inputs(const sl_decision *d, sl_msg_frames *out)
     put_f64(&w, d->in[i].bytes);
     put_f64(&w, d->in[i].read_bytes);
   }
-  out->part[1] = (sl_msg_part){out->table, need};
+  out->part[1] = (sl_msg_part){need ? out->table : out->head, need}; /* never NULL, even empty */
   return 0;
 }
 

@@ -254,7 +254,8 @@ void sl_msg_free(sl_msg *m);
 void sl_msg_set_launch(sl_msg *m, const sl_decision *d, uint64_t incarnation);
 
 /** @brief The frames of an encoded message: its header, and frames that
- *  point into @c table or into the message encoded. Caller-allocated:
+ *  point into @c table or into the message encoded (never at NULL, even
+ *  when empty). Caller-allocated:
  *  zero it (or = {0}) before the first use, sl_msg_frames_free() after. */
 typedef struct {
   uint8_t head[SL_MSG_HEAD_MAX];

@@ -1,0 +1,168 @@
+#include "wire.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+/* A routing id, then the most frames a message has. */
+enum { MAX_IN = 1 + SL_MSG_MAX_FRAMES };
+
+struct sl_wire_in {
+  zmq_msg_t f[MAX_IN];
+  int n;
+};
+
+sl_wire_in *sl_wire_in_new(void)
+{
+  sl_wire_in *in = calloc(1, sizeof *in);
+  return in;
+}
+
+static void release(sl_wire_in *in)
+{
+  for (int i = 0; i < in->n; i++)
+    zmq_msg_close(&in->f[i]);
+  in->n = 0;
+}
+
+void sl_wire_in_free(sl_wire_in *in)
+{
+  if (!in)
+    return;
+  release(in);
+  free(in);
+}
+
+/* ZeroMQ's last error as one of ours, said in @p err for SL_EIO. */
+static int zmq_fail(const char *what, char *err, size_t errlen)
+{
+  int e = zmq_errno();
+  switch (e) {
+  case EAGAIN:
+    return SL_EAGAIN;
+  case EINTR:
+    return SL_EINTR;
+  case ENOMEM:
+    return SL_ENOMEM;
+  default:
+    if (err && errlen)
+      snprintf(err, errlen, "%s: %s", what, zmq_strerror(e));
+    return SL_EIO;
+  }
+}
+
+/* Receives the rest of a message too long to keep; how many frames it had. */
+static int drain(void *sock, int have)
+{
+  zmq_msg_t f;
+  zmq_msg_init(&f);
+  do {
+    if (zmq_msg_recv(&f, sock, 0) < 0)
+      break;
+    have++;
+  } while (zmq_msg_more(&f));
+  zmq_msg_close(&f);
+  return have;
+}
+
+int sl_wire_recv(void *sock, sl_wire_in *in, sl_wire_peer *from, sl_msg *m, int flags, char *err, size_t errlen)
+{
+  release(in);
+  int zflags = flags & SL_WIRE_DONTWAIT ? ZMQ_DONTWAIT : 0;
+  bool more = true;
+  while (more) {
+    if (in->n == MAX_IN) {
+      int n = drain(sock, in->n);
+      if (err && errlen)
+        snprintf(err, errlen, "a message of %d frames, at most %d", n - (from ? 1 : 0),
+                 SL_MSG_MAX_FRAMES);
+      return SL_EPARSE;
+    }
+    zmq_msg_t *f = &in->f[in->n];
+    zmq_msg_init(f);
+    if (zmq_msg_recv(f, sock, in->n ? 0 : zflags) < 0) {
+      zmq_msg_close(f);
+      return zmq_fail("receive", err, errlen);
+    }
+    in->n++;
+    more = zmq_msg_more(f);
+  }
+  int first = 0;
+  if (from) {
+    size_t len = zmq_msg_size(&in->f[0]);
+    from->len = (uint8_t)(len < sizeof from->id ? len : sizeof from->id);
+    memcpy(from->id, zmq_msg_data(&in->f[0]), from->len);
+    first = 1;
+  }
+  sl_msg_part parts[SL_MSG_MAX_FRAMES];
+  for (int i = first; i < in->n; i++)
+    parts[i - first] = (sl_msg_part){zmq_msg_data(&in->f[i]), zmq_msg_size(&in->f[i])};
+  return sl_msg_decode(parts, in->n - first, m, err, errlen);
+}
+
+/* Whether frame @p i of @p m's encoding is a CHUNK's payload. */
+static bool is_payload(const sl_msg *m, int i)
+{
+  return m->kind == SL_MSG_CHUNK && i > 0;
+}
+
+/* Hands every non-empty payload part of @p m to @p ffn: a send that never
+ * built its frames keeps the promise that each is freed once. */
+static void free_payload(const sl_msg *m, sl_wire_free_fn ffn, void *hint)
+{
+  if (!ffn || m->kind != SL_MSG_CHUNK || m->u.chunk.npayload < 0 || m->u.chunk.npayload > SL_MSG_MAX_PAYLOAD)
+    return;
+  for (int i = 0; i < m->u.chunk.npayload; i++)
+    if (m->u.chunk.payload[i].len)
+      ffn((void *)m->u.chunk.payload[i].data, hint);
+}
+
+int sl_wire_send(void *sock, const sl_wire_peer *to, const sl_msg *m, sl_msg_frames *scratch,
+                 sl_wire_free_fn ffn, void *hint, int flags, char *err, size_t errlen)
+{
+  int rc = sl_msg_encode(m, scratch, err, errlen);
+  if (rc) {
+    free_payload(m, ffn, hint);
+    return rc;
+  }
+  zmq_msg_t f[MAX_IN];
+  int n = 0, sent = 0;
+  if (to) {
+    zmq_msg_init_size(&f[n], to->len);
+    memcpy(zmq_msg_data(&f[n++]), to->id, to->len);
+  }
+  for (int i = 0; i < scratch->nparts; i++) {
+    const sl_msg_part *p = &scratch->part[i];
+    if (ffn && is_payload(m, i)) {
+      zmq_msg_init_data(&f[n++], (void *)p->data, p->len, ffn, hint);
+      continue;
+    }
+    if (zmq_msg_init_size(&f[n], p->len) != 0) {
+      rc = SL_ENOMEM;
+      goto close_unsent;
+    }
+    if (p->len)
+      memcpy(zmq_msg_data(&f[n]), p->data, p->len);
+    n++;
+  }
+  int zflags = flags & SL_WIRE_DONTWAIT ? ZMQ_DONTWAIT : 0;
+  for (; sent < n; sent++)
+    if (zmq_msg_send(&f[sent], sock, (sent ? 0 : zflags) | (sent + 1 < n ? ZMQ_SNDMORE : 0)) < 0) {
+      rc = zmq_fail("send", err, errlen);
+      goto close_unsent;
+    }
+  return 0;
+
+close_unsent:
+  /* ZeroMQ owns what it took; the rest is ours to close, and closing a
+   * payload frame calls ffn. Payload parts never built are freed too. */
+  for (int i = sent; i < n; i++)
+    zmq_msg_close(&f[i]);
+  if (ffn)
+    for (int i = n - (to ? 1 : 0); i < scratch->nparts; i++)
+      if (is_payload(m, i))
+        ffn((void *)scratch->part[i].data, hint);
+  return rc;
+}
