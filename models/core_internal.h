@@ -1,9 +1,10 @@
 /**
  * @file core_internal.h
  * @brief The core's state, shared by the mechanics (core.c: tasks, partitions
- *        and events; lineage.c: lineage and recovery; memory.c: the stores;
- *        placement.c: node fitting; idle.c: the capacity account) and the
- *        policies (policy_*.c: decisions).
+ *        and events; shuffle.c: the all-to-all's tasks; lineage.c: lineage
+ *        and recovery; memory.c: the stores; placement.c: node fitting;
+ *        idle.c: the capacity account) and the policies (policy_*.c:
+ *        decisions).
  *
  * Not for engines: they see core.h only.
  */
@@ -356,6 +357,12 @@ void sl__push_fail(struct sl_core_s *c, int code);
 sl_task_id sl__task_alloc(struct sl_core_s *c);
 /** @brief Partition @p pid joins the input queue of the operator after its own. */
 void sl__enqueue_part(struct sl_core_s *c, sl_part_id pid);
+/** @brief Whether partition @p id was taken off its queue (@p ctx: the core), for sl__idq_filter_head(). */
+bool sl__taken(uint32_t id, void *ctx);
+
+/** @brief What part of partition @p p the shares [@p lo, @p hi) of @p shares hold: 1
+ *  outside a shuffle (@p shares <= 1), else their block of it (shuffle.c). */
+double sl__share_fraction(const sl__part *p, int64_t lo, int64_t hi, int64_t shares);
 
 /**
  * @brief The shuffle's barrier: once every input of all-to-all operator
