@@ -1,11 +1,15 @@
-/* The codec of transport/msg.h. Decoding is in two steps: the frames are
- * read into an sl_msg (sizes, counts, magic, version, flag bits: what the
- * struct cannot hold), then check() judges the struct's values. Encoding
- * runs the same check() first, so both ends refuse the same messages and
- * what decodes encodes back to the same bytes. */
+/* The codec of transport/msg.h. Each kind's header is a table of fields
+ * (where each lives in an sl_msg, 4 or 8 bytes wide), which the encoder
+ * and the decoder both walk, so the two cannot disagree on a layout.
+ * Decoding is in two steps: the frames are read into an sl_msg (sizes,
+ * counts, magic, version, flag bits: what the struct cannot hold), then
+ * check() judges the struct's values. Encoding runs the same check()
+ * first, so both ends refuse the same messages and what decodes encodes
+ * back to the same bytes. */
 #include "msg.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,24 +20,71 @@ enum {
   LAUNCH_DOOMED = 1u << 2,
   LAUNCH_FLAGS = LAUNCH_AT_END | LAUNCH_FRESH | LAUNCH_DOOMED,
   INPUT_SPILLED = 1u << 0,
+  LAUNCH_TAIL = 8, /* a LAUNCH's flags and input count, after its fields */
 };
 
-/* Bytes of each kind's fields after the envelope, and its frames (-1: a
+/* A field of the header: where it lives in an sl_msg and its width, 4 or 8
+ * bytes. A double goes as its bits, like an integer of its width. */
+typedef struct {
+  uint16_t off;
+  uint8_t width;
+} field;
+
+#define F(member) {offsetof(sl_msg, member), sizeof(((sl_msg *)0)->member)}
+#define FIELDS(a) a, sizeof a / sizeof a[0]
+
+static const field envelope_f[] = {F(node), F(incarnation)};
+static const field hello_f[] = {F(u.hello.cpu_slots), F(u.hello.gpu_slots), F(u.hello.store_budget)};
+static const field welcome_f[] = {F(u.welcome.heartbeat_ms), F(u.welcome.timeout_ms)};
+static const field peer_f[] = {F(u.peer.node), F(u.peer.incarnation)};
+static const field launch_f[] = {
+    F(u.launch.task),         F(u.launch.origin),        F(u.launch.op),
+    F(u.launch.node),         F(u.launch.slot),          F(u.launch.attempt),
+    F(u.launch.split),        F(u.launch.rows),          F(u.launch.bytes),
+    F(u.launch.target_bytes), F(u.launch.rows_per_part), F(u.launch.out_rows),
+    F(u.launch.out_parts),    F(u.launch.work_s),        F(u.launch.setup_s),
+    F(u.launch.spread),       F(u.launch.charge_s),      F(u.launch.speed),
+    F(u.launch.share),        F(u.launch.shares),        F(u.launch.share_end),
+    F(u.launch.out_blocks),
+};
+static const field emit_f[] = {F(u.emit.task),  F(u.emit.index), F(u.emit.rows),
+                               F(u.emit.bytes), F(u.emit.part),  F(u.emit.fate)};
+static const field task_f[] = {F(u.task.task)};
+static const field failed_f[] = {F(u.failed.task), F(u.failed.op), F(u.failed.node), F(u.failed.code)};
+static const field heartbeat_f[] = {F(u.heartbeat.seq)};
+static const field bye_f[] = {F(u.bye.code)};
+static const field part_f[] = {F(u.part.part), F(u.part.op), F(u.part.bytes)};
+static const field fetch_f[] = {F(u.fetch.part), F(u.fetch.tag), F(u.fetch.offset), F(u.fetch.credit),
+                                F(u.fetch.chunk_bytes)};
+static const field chunk_f[] = {F(u.chunk.part),   F(u.chunk.tag),   F(u.chunk.status), F(u.chunk.flags),
+                                F(u.chunk.offset), F(u.chunk.total), F(u.chunk.len)};
+
+/* Each kind's fields, in the order they go, and its frames (-1: a
  * CHUNK's, 1 plus its payload). */
 static const struct {
   const char *name;
-  size_t body;
+  const field *f;
+  size_t nf;
   int frames;
 } kinds[SL_MSG_NKINDS] = {
-    [SL_MSG_HELLO] = {"hello", 16, 3},     [SL_MSG_WELCOME] = {"welcome", 8, 1},
-    [SL_MSG_PEER] = {"peer", 12, 2},       [SL_MSG_LAUNCH] = {"launch", 160, 2},
-    [SL_MSG_EMIT] = {"emit", 32, 1},       [SL_MSG_FINISHED] = {"finished", 4, 1},
-    [SL_MSG_FAILED] = {"failed", 16, 1},   [SL_MSG_HEARTBEAT] = {"heartbeat", 8, 1},
-    [SL_MSG_CANCEL] = {"cancel", 4, 1},    [SL_MSG_RESUME] = {"resume", 4, 1},
-    [SL_MSG_DROP] = {"drop", 16, 1},       [SL_MSG_DELIVER] = {"deliver", 16, 1},
-    [SL_MSG_BYE] = {"bye", 4, 1},          [SL_MSG_FETCH] = {"fetch", 24, 1},
-    [SL_MSG_CHUNK] = {"chunk", 40, -1},
+    [SL_MSG_HELLO] = {"hello", FIELDS(hello_f), 3},    [SL_MSG_WELCOME] = {"welcome", FIELDS(welcome_f), 1},
+    [SL_MSG_PEER] = {"peer", FIELDS(peer_f), 2},       [SL_MSG_LAUNCH] = {"launch", FIELDS(launch_f), 2},
+    [SL_MSG_EMIT] = {"emit", FIELDS(emit_f), 1},       [SL_MSG_FINISHED] = {"finished", FIELDS(task_f), 1},
+    [SL_MSG_FAILED] = {"failed", FIELDS(failed_f), 1}, [SL_MSG_HEARTBEAT] = {"heartbeat", FIELDS(heartbeat_f), 1},
+    [SL_MSG_CANCEL] = {"cancel", FIELDS(task_f), 1},   [SL_MSG_RESUME] = {"resume", FIELDS(task_f), 1},
+    [SL_MSG_DROP] = {"drop", FIELDS(part_f), 1},       [SL_MSG_DELIVER] = {"deliver", FIELDS(part_f), 1},
+    [SL_MSG_BYE] = {"bye", FIELDS(bye_f), 1},          [SL_MSG_FETCH] = {"fetch", FIELDS(fetch_f), 1},
+    [SL_MSG_CHUNK] = {"chunk", FIELDS(chunk_f), -1},
 };
+
+/* Bytes of a kind's header, envelope included. */
+static size_t head_size(sl_msg_kind k)
+{
+  size_t n = SL_MSG_ENVELOPE + (k == SL_MSG_LAUNCH ? LAUNCH_TAIL : 0);
+  for (size_t i = 0; i < kinds[k].nf; i++)
+    n += kinds[k].f[i].width;
+  return n;
+}
 
 const char *sl_msg_kind_name(sl_msg_kind k)
 {
@@ -45,9 +96,7 @@ static bool known(sl_msg_kind k)
   return sl_msg_kind_name(k) != NULL;
 }
 
-/* Writes the message; always returns @p code, so that a caller writes
- * `return fail(...)`. */
-__attribute__((format(printf, 4, 5))) static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
+int sl__msg_fail(int code, char *err, size_t errlen, const char *fmt, ...)
 {
   if (err && errlen) {
     va_list ap;
@@ -91,42 +140,43 @@ static int check_string(const char *s, size_t max, const char *what, char *err, 
 {
   size_t n = strnlen(s, max + 1);
   if (n == 0)
-    return fail(SL_EPARSE, err, errlen, "%s is empty", what);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "%s is empty", what);
   if (n > max)
-    return fail(SL_EPARSE, err, errlen, "%s is longer than %zu bytes", what, max);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "%s is longer than %zu bytes", what, max);
   return 0;
 }
 
 static int check_chunk(const sl_msg_chunk *c, char *err, size_t errlen)
 {
   if (c->npayload < 0 || c->npayload > SL_MSG_MAX_PAYLOAD)
-    return fail(SL_EPARSE, err, errlen, "chunk: %d payload frames, at most %d", c->npayload,
-                SL_MSG_MAX_PAYLOAD);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: %d payload frames, at most %d", c->npayload,
+                        SL_MSG_MAX_PAYLOAD);
   uint64_t sum = 0;
   for (int i = 0; i < c->npayload; i++)
     sum += c->payload[i].len;
   if (sum != c->len)
-    return fail(SL_EPARSE, err, errlen, "chunk: its payload frames hold %llu bytes, its header says %llu",
-                (unsigned long long)sum, (unsigned long long)c->len);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: its payload frames hold %llu bytes, its header says %llu",
+                        (unsigned long long)sum, (unsigned long long)c->len);
   if (c->flags & ~SL_MSG_CHUNK_LAST)
-    return fail(SL_EPARSE, err, errlen, "chunk: unknown flag bits 0x%x", c->flags & ~SL_MSG_CHUNK_LAST);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: unknown flag bits 0x%x", c->flags & ~SL_MSG_CHUNK_LAST);
   if (c->status > 0)
-    return fail(SL_EPARSE, err, errlen, "chunk: status %d, must be 0 or negative", c->status);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: status %d, must be 0 or negative", c->status);
   if (c->status < 0) {
     if (c->len || c->offset || c->total || c->flags)
-      return fail(SL_EPARSE, err, errlen, "chunk: status %d with a payload, offset, total or flags",
-                  c->status);
+      return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: status %d with a payload, offset, total or flags",
+                          c->status);
     return 0;
   }
   if (c->offset > c->total || c->len > c->total - c->offset)
-    return fail(SL_EPARSE, err, errlen, "chunk: bytes %llu + %llu past the partition's %llu",
-                (unsigned long long)c->offset, (unsigned long long)c->len, (unsigned long long)c->total);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: bytes %llu + %llu past the partition's %llu",
+                        (unsigned long long)c->offset, (unsigned long long)c->len, (unsigned long long)c->total);
   bool ends = c->offset + c->len == c->total;
   if (ends != !!(c->flags & SL_MSG_CHUNK_LAST))
-    return fail(SL_EPARSE, err, errlen, "chunk: %s", ends ? "ends its partition without the last flag"
-                                                           : "last flag before the partition's end");
+    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: %s",
+                        ends ? "ends its partition without the last flag"
+                             : "last flag before the partition's end");
   if (c->len == 0 && c->total != 0)
-    return fail(SL_EPARSE, err, errlen, "chunk: empty, of a partition that is not");
+    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: empty, of a partition that is not");
   return 0;
 }
 
@@ -134,7 +184,7 @@ static int check_chunk(const sl_msg_chunk *c, char *err, size_t errlen)
 static int check(const sl_msg *m, char *err, size_t errlen)
 {
   if (!known(m->kind))
-    return fail(SL_EPARSE, err, errlen, "unknown message kind %d", (int)m->kind);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "unknown message kind %d", (int)m->kind);
   switch (m->kind) {
   case SL_MSG_HELLO: {
     int rc = check_string(m->u.hello.name, SL_MSG_NAME_MAX, "hello: the name", err, errlen);
@@ -144,19 +194,20 @@ static int check(const sl_msg *m, char *err, size_t errlen)
     return check_string(m->u.peer.endpoint, SL_MSG_ENDPOINT_MAX, "peer: the endpoint", err, errlen);
   case SL_MSG_LAUNCH:
     if (m->u.launch.ninputs < 0 || m->u.launch.ninputs > SL_MSG_MAX_INPUTS)
-      return fail(SL_EPARSE, err, errlen, "launch: %d inputs, at most %d", m->u.launch.ninputs,
-                  SL_MSG_MAX_INPUTS);
+      return sl__msg_fail(SL_EPARSE, err, errlen, "launch: %d inputs, at most %d", m->u.launch.ninputs,
+                          SL_MSG_MAX_INPUTS);
     if (m->u.launch.ninputs > 0 && !m->u.launch.in)
-      return fail(SL_EPARSE, err, errlen, "launch: %d inputs and no table", m->u.launch.ninputs);
+      return sl__msg_fail(SL_EPARSE, err, errlen, "launch: %d inputs and no table", m->u.launch.ninputs);
     return 0;
   case SL_MSG_EMIT:
     if ((unsigned)m->u.emit.fate >= SL_MSG_FATE_NKINDS)
-      return fail(SL_EPARSE, err, errlen, "emit: unknown fate %d", (int)m->u.emit.fate);
+      return sl__msg_fail(SL_EPARSE, err, errlen, "emit: unknown fate %d", (int)m->u.emit.fate);
     return 0;
   case SL_MSG_FETCH:
     if (m->u.fetch.credit == 0 || m->u.fetch.chunk_bytes == 0)
-      return fail(SL_EPARSE, err, errlen, "fetch: credit %u and chunk of %u bytes, both must be at least 1",
-                  m->u.fetch.credit, m->u.fetch.chunk_bytes);
+      return sl__msg_fail(SL_EPARSE, err, errlen,
+                          "fetch: credit %u and chunk of %u bytes, both must be at least 1", m->u.fetch.credit,
+                          m->u.fetch.chunk_bytes);
     return 0;
   case SL_MSG_CHUNK:
     return check_chunk(&m->u.chunk, err, errlen);
@@ -183,16 +234,6 @@ static void put_u64(writer *w, uint64_t v)
     *w->p++ = (uint8_t)(v >> (8 * i));
 }
 
-static void put_i32(writer *w, int32_t v)
-{
-  put_u32(w, (uint32_t)v);
-}
-
-static void put_i64(writer *w, int64_t v)
-{
-  put_u64(w, (uint64_t)v);
-}
-
 static void put_f64(writer *w, double v)
 {
   uint64_t bits;
@@ -200,33 +241,20 @@ static void put_f64(writer *w, double v)
   put_u64(w, bits);
 }
 
-static void put_launch(writer *w, const sl_decision *d)
+static void put_fields(writer *w, const sl_msg *m, const field *f, size_t n)
 {
-  put_u32(w, d->task);
-  put_u32(w, d->origin);
-  put_i32(w, d->op);
-  put_i32(w, d->node);
-  put_i32(w, d->slot);
-  put_i32(w, d->attempt);
-  put_i64(w, d->split);
-  put_i64(w, d->rows);
-  put_f64(w, d->bytes);
-  put_f64(w, d->target_bytes);
-  put_i64(w, d->rows_per_part);
-  put_i64(w, d->out_rows);
-  put_i64(w, d->out_parts);
-  put_f64(w, d->work_s);
-  put_f64(w, d->setup_s);
-  put_f64(w, d->spread);
-  put_f64(w, d->charge_s);
-  put_f64(w, d->speed);
-  put_i64(w, d->share);
-  put_i64(w, d->shares);
-  put_i64(w, d->share_end);
-  put_i64(w, d->out_blocks);
-  put_u32(w, (d->outputs_at_end ? LAUNCH_AT_END : 0) | (d->fresh ? LAUNCH_FRESH : 0) |
-                 (d->doomed ? LAUNCH_DOOMED : 0));
-  put_u32(w, (uint32_t)d->ninputs);
+  for (size_t i = 0; i < n; i++) {
+    const uint8_t *at = (const uint8_t *)m + f[i].off;
+    uint32_t v32;
+    uint64_t v64;
+    if (f[i].width == 4) {
+      memcpy(&v32, at, 4);
+      put_u32(w, v32);
+    } else {
+      memcpy(&v64, at, 8);
+      put_u64(w, v64);
+    }
+  }
 }
 
 /* The LAUNCH's input table, into out->table. */
@@ -243,84 +271,13 @@ static int put_inputs(const sl_decision *d, sl_msg_frames *out)
   writer w = {out->table};
   for (int i = 0; i < d->ninputs; i++) {
     put_u32(&w, d->in[i].part);
-    put_i32(&w, d->in[i].node);
+    put_u32(&w, (uint32_t)d->in[i].node);
     put_u32(&w, d->in[i].spilled ? INPUT_SPILLED : 0);
     put_f64(&w, d->in[i].bytes);
     put_f64(&w, d->in[i].read_bytes);
   }
   out->part[1] = (sl_msg_part){need ? out->table : out->head, need}; /* never NULL, even empty */
   return 0;
-}
-
-static void put_body(writer *w, const sl_msg *m)
-{
-  switch (m->kind) {
-  case SL_MSG_HELLO:
-    put_u32(w, m->u.hello.cpu_slots);
-    put_u32(w, m->u.hello.gpu_slots);
-    put_u64(w, m->u.hello.store_budget);
-    break;
-  case SL_MSG_WELCOME:
-    put_u32(w, m->u.welcome.heartbeat_ms);
-    put_u32(w, m->u.welcome.timeout_ms);
-    break;
-  case SL_MSG_PEER:
-    put_i32(w, m->u.peer.node);
-    put_u64(w, m->u.peer.incarnation);
-    break;
-  case SL_MSG_LAUNCH:
-    put_launch(w, &m->u.launch);
-    break;
-  case SL_MSG_EMIT:
-    put_u32(w, m->u.emit.task);
-    put_u32(w, m->u.emit.index);
-    put_i64(w, m->u.emit.rows);
-    put_f64(w, m->u.emit.bytes);
-    put_u32(w, m->u.emit.part);
-    put_i32(w, (int32_t)m->u.emit.fate);
-    break;
-  case SL_MSG_FINISHED:
-  case SL_MSG_CANCEL:
-  case SL_MSG_RESUME:
-    put_u32(w, m->u.task.task);
-    break;
-  case SL_MSG_FAILED:
-    put_u32(w, m->u.failed.task);
-    put_i32(w, m->u.failed.op);
-    put_i32(w, m->u.failed.node);
-    put_i32(w, m->u.failed.code);
-    break;
-  case SL_MSG_HEARTBEAT:
-    put_u64(w, m->u.heartbeat.seq);
-    break;
-  case SL_MSG_BYE:
-    put_i32(w, m->u.bye.code);
-    break;
-  case SL_MSG_DROP:
-  case SL_MSG_DELIVER:
-    put_u32(w, m->u.part.part);
-    put_i32(w, m->u.part.op);
-    put_f64(w, m->u.part.bytes);
-    break;
-  case SL_MSG_FETCH:
-    put_u32(w, m->u.fetch.part);
-    put_u32(w, m->u.fetch.tag);
-    put_u64(w, m->u.fetch.offset);
-    put_u32(w, m->u.fetch.credit);
-    put_u32(w, m->u.fetch.chunk_bytes);
-    break;
-  case SL_MSG_CHUNK:
-    put_u32(w, m->u.chunk.part);
-    put_u32(w, m->u.chunk.tag);
-    put_i32(w, m->u.chunk.status);
-    put_u32(w, m->u.chunk.flags);
-    put_u64(w, m->u.chunk.offset);
-    put_u64(w, m->u.chunk.total);
-    put_u64(w, m->u.chunk.len);
-    break;
-  default:
-    break;
-  }
 }
 
 int sl_msg_encode(const sl_msg *m, sl_msg_frames *out, char *err, size_t errlen)
@@ -332,9 +289,14 @@ int sl_msg_encode(const sl_msg *m, sl_msg_frames *out, char *err, size_t errlen)
   *w.p++ = 'L';
   *w.p++ = SL_MSG_VERSION;
   *w.p++ = (uint8_t)m->kind;
-  put_i32(&w, m->node);
-  put_u64(&w, m->incarnation);
-  put_body(&w, m);
+  put_fields(&w, m, FIELDS(envelope_f));
+  put_fields(&w, m, kinds[m->kind].f, kinds[m->kind].nf);
+  if (m->kind == SL_MSG_LAUNCH) {
+    const sl_decision *d = &m->u.launch;
+    put_u32(&w, (d->outputs_at_end ? LAUNCH_AT_END : 0) | (d->fresh ? LAUNCH_FRESH : 0) |
+                    (d->doomed ? LAUNCH_DOOMED : 0));
+    put_u32(&w, (uint32_t)d->ninputs);
+  }
   out->part[0] = (sl_msg_part){out->head, (size_t)(w.p - out->head)};
   out->nparts = 1;
   switch (m->kind) {
@@ -347,7 +309,7 @@ int sl_msg_encode(const sl_msg *m, sl_msg_frames *out, char *err, size_t errlen)
     break;
   case SL_MSG_LAUNCH:
     if (put_inputs(&m->u.launch, out) != 0)
-      return fail(SL_ENOMEM, err, errlen, "launch: no memory for %d inputs", m->u.launch.ninputs);
+      return sl__msg_fail(SL_ENOMEM, err, errlen, "launch: no memory for %d inputs", m->u.launch.ninputs);
     out->nparts = 2;
     break;
   case SL_MSG_CHUNK:
@@ -384,16 +346,6 @@ static uint64_t get_u64(reader *r)
   return v;
 }
 
-static int32_t get_i32(reader *r)
-{
-  return (int32_t)get_u32(r);
-}
-
-static int64_t get_i64(reader *r)
-{
-  return (int64_t)get_u64(r);
-}
-
 static double get_f64(reader *r)
 {
   uint64_t bits = get_u64(r);
@@ -402,51 +354,46 @@ static double get_f64(reader *r)
   return v;
 }
 
+static void get_fields(reader *r, sl_msg *m, const field *f, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    uint8_t *at = (uint8_t *)m + f[i].off;
+    if (f[i].width == 4) {
+      uint32_t v = get_u32(r);
+      memcpy(at, &v, 4);
+    } else {
+      uint64_t v = get_u64(r);
+      memcpy(at, &v, 8);
+    }
+  }
+}
+
 /* Copies a string frame into @p dst (max + 1 bytes). */
 static int get_string(const sl_msg_part *f, char *dst, size_t max, const char *what, char *err, size_t errlen)
 {
   if (f->len > max)
-    return fail(SL_EPARSE, err, errlen, "%s: %zu bytes, at most %zu", what, f->len, max);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "%s: %zu bytes, at most %zu", what, f->len, max);
   if (f->len && memchr(f->data, '\0', f->len))
-    return fail(SL_EPARSE, err, errlen, "%s holds a NUL byte", what);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "%s holds a NUL byte", what);
   memcpy(dst, f->data, f->len);
   dst[f->len] = '\0';
   return 0;
 }
 
+/* A LAUNCH's fields: the decision's that are not sent are those of no
+ * order (kind LAUNCH, no partition, no pointers). */
 static int get_launch(reader *r, sl_msg *m, char *err, size_t errlen)
 {
   sl_decision *d = &m->u.launch;
   memset(d, 0, sizeof *d);
   d->kind = SL_DEC_LAUNCH;
   d->part = SL_NONE;
-  d->task = get_u32(r);
-  d->origin = get_u32(r);
-  d->op = get_i32(r);
-  d->node = get_i32(r);
-  d->slot = get_i32(r);
-  d->attempt = get_i32(r);
-  d->split = get_i64(r);
-  d->rows = get_i64(r);
-  d->bytes = get_f64(r);
-  d->target_bytes = get_f64(r);
-  d->rows_per_part = get_i64(r);
-  d->out_rows = get_i64(r);
-  d->out_parts = get_i64(r);
-  d->work_s = get_f64(r);
-  d->setup_s = get_f64(r);
-  d->spread = get_f64(r);
-  d->charge_s = get_f64(r);
-  d->speed = get_f64(r);
-  d->share = get_i64(r);
-  d->shares = get_i64(r);
-  d->share_end = get_i64(r);
-  d->out_blocks = get_i64(r);
+  get_fields(r, m, FIELDS(launch_f));
   uint32_t flags = get_u32(r), n = get_u32(r);
   if (flags & ~(uint32_t)LAUNCH_FLAGS)
-    return fail(SL_EPARSE, err, errlen, "launch: unknown flag bits 0x%x", flags & ~(uint32_t)LAUNCH_FLAGS);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "launch: unknown flag bits 0x%x", flags & ~(uint32_t)LAUNCH_FLAGS);
   if (n > SL_MSG_MAX_INPUTS)
-    return fail(SL_EPARSE, err, errlen, "launch: %u inputs, at most %d", n, SL_MSG_MAX_INPUTS);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "launch: %u inputs, at most %d", n, SL_MSG_MAX_INPUTS);
   d->outputs_at_end = flags & LAUNCH_AT_END;
   d->fresh = flags & LAUNCH_FRESH;
   d->doomed = flags & LAUNCH_DOOMED;
@@ -460,8 +407,8 @@ static int get_inputs(const sl_msg_part *f, sl_msg *m, char *err, size_t errlen)
   sl_decision *d = &m->u.launch;
   size_t n = (size_t)d->ninputs;
   if (f->len != n * SL_MSG_INPUT_BYTES)
-    return fail(SL_EPARSE, err, errlen, "launch: an input table of %zu bytes for %zu inputs, expected %zu",
-                f->len, n, n * SL_MSG_INPUT_BYTES);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "launch: an input table of %zu bytes for %zu inputs, expected %zu",
+                        f->len, n, n * SL_MSG_INPUT_BYTES);
   if (n == 0)
     return 0;
   if (n > m->in_cap) {
@@ -470,7 +417,7 @@ static int get_inputs(const sl_msg_part *f, sl_msg *m, char *err, size_t errlen)
       m->in_store = in;
     sl_part_id *parts = in ? realloc(m->parts_store, n * sizeof *parts) : NULL;
     if (!parts)
-      return fail(SL_ENOMEM, err, errlen, "launch: no memory for %zu inputs", n);
+      return sl__msg_fail(SL_ENOMEM, err, errlen, "launch: no memory for %zu inputs", n);
     m->parts_store = parts;
     m->in_cap = n;
   }
@@ -478,13 +425,13 @@ static int get_inputs(const sl_msg_part *f, sl_msg *m, char *err, size_t errlen)
   for (size_t i = 0; i < n; i++) {
     sl_input *in = &m->in_store[i];
     in->part = get_u32(&r);
-    in->node = get_i32(&r);
+    in->node = (int32_t)get_u32(&r);
     uint32_t flags = get_u32(&r);
     in->bytes = get_f64(&r);
     in->read_bytes = get_f64(&r);
     if (flags & ~(uint32_t)INPUT_SPILLED)
-      return fail(SL_EPARSE, err, errlen, "launch: input %zu has unknown flag bits 0x%x", i,
-                  flags & ~(uint32_t)INPUT_SPILLED);
+      return sl__msg_fail(SL_EPARSE, err, errlen, "launch: input %zu has unknown flag bits 0x%x", i,
+                          flags & ~(uint32_t)INPUT_SPILLED);
     in->spilled = flags & INPUT_SPILLED;
     m->parts_store[i] = in->part;
   }
@@ -493,94 +440,25 @@ static int get_inputs(const sl_msg_part *f, sl_msg *m, char *err, size_t errlen)
   return 0;
 }
 
-static void get_body(reader *r, sl_msg *m)
-{
-  switch (m->kind) {
-  case SL_MSG_HELLO:
-    m->u.hello.cpu_slots = get_u32(r);
-    m->u.hello.gpu_slots = get_u32(r);
-    m->u.hello.store_budget = get_u64(r);
-    break;
-  case SL_MSG_WELCOME:
-    m->u.welcome.heartbeat_ms = get_u32(r);
-    m->u.welcome.timeout_ms = get_u32(r);
-    break;
-  case SL_MSG_PEER:
-    m->u.peer.node = get_i32(r);
-    m->u.peer.incarnation = get_u64(r);
-    break;
-  case SL_MSG_EMIT:
-    m->u.emit.task = get_u32(r);
-    m->u.emit.index = get_u32(r);
-    m->u.emit.rows = get_i64(r);
-    m->u.emit.bytes = get_f64(r);
-    m->u.emit.part = get_u32(r);
-    m->u.emit.fate = (sl_msg_fate)get_i32(r);
-    break;
-  case SL_MSG_FINISHED:
-  case SL_MSG_CANCEL:
-  case SL_MSG_RESUME:
-    m->u.task.task = get_u32(r);
-    break;
-  case SL_MSG_FAILED:
-    m->u.failed.task = get_u32(r);
-    m->u.failed.op = get_i32(r);
-    m->u.failed.node = get_i32(r);
-    m->u.failed.code = get_i32(r);
-    break;
-  case SL_MSG_HEARTBEAT:
-    m->u.heartbeat.seq = get_u64(r);
-    break;
-  case SL_MSG_BYE:
-    m->u.bye.code = get_i32(r);
-    break;
-  case SL_MSG_DROP:
-  case SL_MSG_DELIVER:
-    m->u.part.part = get_u32(r);
-    m->u.part.op = get_i32(r);
-    m->u.part.bytes = get_f64(r);
-    break;
-  case SL_MSG_FETCH:
-    m->u.fetch.part = get_u32(r);
-    m->u.fetch.tag = get_u32(r);
-    m->u.fetch.offset = get_u64(r);
-    m->u.fetch.credit = get_u32(r);
-    m->u.fetch.chunk_bytes = get_u32(r);
-    break;
-  case SL_MSG_CHUNK:
-    m->u.chunk.part = get_u32(r);
-    m->u.chunk.tag = get_u32(r);
-    m->u.chunk.status = get_i32(r);
-    m->u.chunk.flags = get_u32(r);
-    m->u.chunk.offset = get_u64(r);
-    m->u.chunk.total = get_u64(r);
-    m->u.chunk.len = get_u64(r);
-    break;
-  default:
-    break;
-  }
-}
-
 /* The envelope of frame @p f, and its size for that kind. */
 static int get_envelope(const sl_msg_part *f, sl_msg *m, char *err, size_t errlen)
 {
   const uint8_t *p = f->data;
   if (f->len < SL_MSG_ENVELOPE)
-    return fail(SL_EPARSE, err, errlen, "a header of %zu bytes, shorter than the envelope's %d", f->len,
-                SL_MSG_ENVELOPE);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "a header of %zu bytes, shorter than the envelope's %d", f->len,
+                        SL_MSG_ENVELOPE);
   if (p[0] != 'S' || p[1] != 'L')
-    return fail(SL_EPARSE, err, errlen, "not a sluice message (magic 0x%02x%02x)", p[0], p[1]);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "not a sluice message (magic 0x%02x%02x)", p[0], p[1]);
   if (p[2] != SL_MSG_VERSION)
-    return fail(SL_EPARSE, err, errlen, "message version %u, this end speaks %d", p[2], SL_MSG_VERSION);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "message version %u, this end speaks %d", p[2], SL_MSG_VERSION);
   m->kind = (sl_msg_kind)p[3];
   if (!known(m->kind))
-    return fail(SL_EPARSE, err, errlen, "unknown message kind %u", p[3]);
-  if (f->len != SL_MSG_ENVELOPE + kinds[m->kind].body)
-    return fail(SL_EPARSE, err, errlen, "a %s header of %zu bytes, expected %zu", kinds[m->kind].name, f->len,
-                SL_MSG_ENVELOPE + kinds[m->kind].body);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "unknown message kind %u", p[3]);
+  if (f->len != head_size(m->kind))
+    return sl__msg_fail(SL_EPARSE, err, errlen, "a %s header of %zu bytes, expected %zu", kinds[m->kind].name,
+                        f->len, head_size(m->kind));
   reader r = {p + 4};
-  m->node = get_i32(&r);
-  m->incarnation = get_u64(&r);
+  get_fields(&r, m, FIELDS(envelope_f));
   return 0;
 }
 
@@ -590,7 +468,7 @@ static int get_frames(const sl_msg_part *parts, int nparts, sl_msg *m, char *err
   const char *name = kinds[m->kind].name;
   int want = kinds[m->kind].frames;
   if (want > 0 && nparts != want)
-    return fail(SL_EPARSE, err, errlen, "a %s of %d frames, expected %d", name, nparts, want);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "a %s of %d frames, expected %d", name, nparts, want);
   switch (m->kind) {
   case SL_MSG_HELLO: {
     int rc = get_string(&parts[1], m->u.hello.name, SL_MSG_NAME_MAX, "hello: the name", err, errlen);
@@ -604,12 +482,12 @@ static int get_frames(const sl_msg_part *parts, int nparts, sl_msg *m, char *err
     return get_inputs(&parts[1], m, err, errlen);
   case SL_MSG_CHUNK:
     if (nparts - 1 > SL_MSG_MAX_PAYLOAD)
-      return fail(SL_EPARSE, err, errlen, "chunk: %d payload frames, at most %d", nparts - 1,
-                  SL_MSG_MAX_PAYLOAD);
+      return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: %d payload frames, at most %d", nparts - 1,
+                          SL_MSG_MAX_PAYLOAD);
     m->u.chunk.npayload = nparts - 1;
     for (int i = 1; i < nparts; i++) {
       if (parts[i].len == 0)
-        return fail(SL_EPARSE, err, errlen, "chunk: payload frame %d is empty", i);
+        return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: payload frame %d is empty", i);
       m->u.chunk.payload[i - 1] = parts[i];
     }
     return 0;
@@ -621,7 +499,7 @@ static int get_frames(const sl_msg_part *parts, int nparts, sl_msg *m, char *err
 int sl_msg_decode(const sl_msg_part *parts, int nparts, sl_msg *m, char *err, size_t errlen)
 {
   if (nparts < 1)
-    return fail(SL_EPARSE, err, errlen, "a message without frames");
+    return sl__msg_fail(SL_EPARSE, err, errlen, "a message without frames");
   int rc = get_envelope(&parts[0], m, err, errlen);
   if (rc)
     return rc;
@@ -629,7 +507,7 @@ int sl_msg_decode(const sl_msg_part *parts, int nparts, sl_msg *m, char *err, si
   if (m->kind == SL_MSG_LAUNCH)
     rc = get_launch(&r, m, err, errlen);
   else
-    get_body(&r, m);
+    get_fields(&r, m, kinds[m->kind].f, kinds[m->kind].nf);
   if (!rc)
     rc = get_frames(parts, nparts, m, err, errlen);
   return rc ? rc : check(m, err, errlen);

@@ -288,4 +288,8 @@ SL_MUST_CHECK int sl_msg_decode(const sl_msg_part *parts, int nparts, sl_msg *m,
 /** @brief The name of @p k ("hello", ...); NULL for no kind. */
 const char *sl_msg_kind_name(sl_msg_kind k);
 
+/* Internal to transport/: formats a message into @p err (when not NULL)
+ * and returns @p code, so that a failure reads `return sl__msg_fail(...)`. */
+int sl__msg_fail(int code, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 #endif

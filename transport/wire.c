@@ -76,8 +76,7 @@ int sl_wire_recv(void *sock, sl_wire_in *in, sl_wire_peer *from, sl_msg *m, int 
     if (in->n == MAX_IN) {
       int n = drain(sock, in->n);
       if (err && errlen)
-        snprintf(err, errlen, "a message of %d frames, at most %d", n - (from ? 1 : 0),
-                 SL_MSG_MAX_FRAMES);
+        snprintf(err, errlen, "a message of %d frames, at most %d", n - (from ? 1 : 0), SL_MSG_MAX_FRAMES);
       return SL_EPARSE;
     }
     zmq_msg_t *f = &in->f[in->n];
@@ -119,8 +118,8 @@ static void free_payload(const sl_msg *m, sl_wire_free_fn ffn, void *hint)
       ffn((void *)m->u.chunk.payload[i].data, hint);
 }
 
-int sl_wire_send(void *sock, const sl_wire_peer *to, const sl_msg *m, sl_msg_frames *scratch,
-                 sl_wire_free_fn ffn, void *hint, int flags, char *err, size_t errlen)
+int sl_wire_send(void *sock, const sl_wire_peer *to, const sl_msg *m, sl_msg_frames *scratch, sl_wire_free_fn ffn,
+                 void *hint, int flags, char *err, size_t errlen)
 {
   int rc = sl_msg_encode(m, scratch, err, errlen);
   if (rc) {

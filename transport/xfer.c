@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <malloc.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,17 +28,6 @@ int sl_xfer_tune_allocator(void)
   if (mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1 || mallopt(M_TRIM_THRESHOLD, 64 << 20) != 1)
     return SL_EINVAL;
   return 0;
-}
-
-__attribute__((format(printf, 4, 5))) static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-{
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
 }
 
 /* Sets an integer option of a socket we just made; only a bad option fails. */
@@ -133,14 +121,14 @@ sl_xfer_server *sl_xfer_server_new(void *zctx, const char *endpoint, char *err, 
   sl_msg_init(&s->out);
   s->sock = zmq_socket(zctx, ZMQ_ROUTER);
   if (!s->sock) {
-    fail(SL_EIO, err, errlen, "partition server: %s", zmq_strerror(zmq_errno()));
+    sl__msg_fail(SL_EIO, err, errlen, "partition server: %s", zmq_strerror(zmq_errno()));
     goto free_server;
   }
   set_int(s->sock, ZMQ_LINGER, 0);
   set_int(s->sock, ZMQ_ROUTER_MANDATORY, 1); /* a peer gone fails the send, which ends its request */
   set_int(s->sock, ZMQ_SNDHWM, 0);           /* clients' windows bound the queue; frames are not copies */
   if (zmq_bind(s->sock, endpoint) != 0) {
-    fail(SL_EIO, err, errlen, "partition server: cannot bind %s: %s", endpoint, zmq_strerror(zmq_errno()));
+    sl__msg_fail(SL_EIO, err, errlen, "partition server: cannot bind %s: %s", endpoint, zmq_strerror(zmq_errno()));
     goto close_socket;
   }
   size_t len = sizeof s->endpoint;
@@ -155,7 +143,7 @@ free_server:
   sl_xfer_server_free(s);
   return NULL;
 fail_nomem:
-  fail(SL_ENOMEM, err, errlen, "partition server: out of memory");
+  sl__msg_fail(SL_ENOMEM, err, errlen, "partition server: out of memory");
   return NULL;
 }
 
@@ -292,7 +280,7 @@ static int wait_readable(void *sock, int wait_ms, char *err, size_t errlen)
     return rc;
   if (zmq_errno() == EINTR)
     return SL_EINTR;
-  return fail(SL_EIO, err, errlen, "poll: %s", zmq_strerror(zmq_errno()));
+  return sl__msg_fail(SL_EIO, err, errlen, "poll: %s", zmq_strerror(zmq_errno()));
 }
 
 int sl_xfer_server_serve(sl_xfer_server *s, int wait_ms, char *err, size_t errlen)
@@ -339,7 +327,7 @@ sl_xfer_client *sl_xfer_client_new(void *zctx, const char *endpoint, const sl_xf
 {
   sl_xfer_client *c = calloc(1, sizeof *c);
   if (!c) {
-    fail(SL_ENOMEM, err, errlen, "partition client: out of memory");
+    sl__msg_fail(SL_ENOMEM, err, errlen, "partition client: out of memory");
     return NULL;
   }
   if (o)
@@ -347,24 +335,26 @@ sl_xfer_client *sl_xfer_client_new(void *zctx, const char *endpoint, const sl_xf
   else
     sl_xfer_opts_default(&c->o);
   if (c->o.chunk_bytes == 0 || c->o.window == 0) {
-    fail(SL_EINVAL, err, errlen, "partition client: chunks of %u bytes, a window of %u: both must be positive",
-         c->o.chunk_bytes, c->o.window);
+    sl__msg_fail(SL_EINVAL, err, errlen,
+                 "partition client: chunks of %u bytes, a window of %u: both must be positive", c->o.chunk_bytes,
+                 c->o.window);
     goto free_client;
   }
   sl_msg_init(&c->msg);
   sl_msg_init(&c->out);
   if (!(c->in = sl_wire_in_new())) {
-    fail(SL_ENOMEM, err, errlen, "partition client: out of memory");
+    sl__msg_fail(SL_ENOMEM, err, errlen, "partition client: out of memory");
     goto free_client;
   }
   if (!(c->sock = zmq_socket(zctx, ZMQ_DEALER))) {
-    fail(SL_EIO, err, errlen, "partition client: %s", zmq_strerror(zmq_errno()));
+    sl__msg_fail(SL_EIO, err, errlen, "partition client: %s", zmq_strerror(zmq_errno()));
     goto free_client;
   }
   set_int(c->sock, ZMQ_LINGER, 0);
   set_int(c->sock, ZMQ_RCVHWM, 0); /* the window bounds what comes */
   if (zmq_connect(c->sock, endpoint) != 0) {
-    fail(SL_EIO, err, errlen, "partition client: cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
+    sl__msg_fail(SL_EIO, err, errlen, "partition client: cannot connect to %s: %s", endpoint,
+                 zmq_strerror(zmq_errno()));
     goto free_client;
   }
   return c;
@@ -408,14 +398,14 @@ static int ask(sl_xfer_client *c, uint64_t offset, uint32_t credit, char *err, s
       .part = c->part, .tag = c->tag, .offset = offset, .credit = credit, .chunk_bytes = c->o.chunk_bytes};
   int rc = sl_wire_send(c->sock, NULL, m, &c->frames, NULL, NULL, SL_WIRE_DONTWAIT, err, errlen);
   if (rc == SL_EAGAIN)
-    return fail(SL_EIO, err, errlen, "partition %u: cannot ask the server for it now", c->part);
+    return sl__msg_fail(SL_EIO, err, errlen, "partition %u: cannot ask the server for it now", c->part);
   return rc;
 }
 
 int sl_xfer_fetch_start(sl_xfer_client *c, sl_part_id part, void *buf, size_t cap, char *err, size_t errlen)
 {
   if (c->busy)
-    return fail(SL_ESTATE, err, errlen, "partition %u: a fetch of %u is under way", part, c->part);
+    return sl__msg_fail(SL_ESTATE, err, errlen, "partition %u: a fetch of %u is under way", part, c->part);
   c->part = part;
   c->tag++;
   c->buf = buf;
@@ -440,24 +430,24 @@ static int end_fetch(sl_xfer_client *c, int code)
 static int take(sl_xfer_client *c, const sl_msg_chunk *k, size_t *len, char *err, size_t errlen)
 {
   if (k->status == SL_ENOENT)
-    return fail(SL_ENOENT, err, errlen, "partition %u: the server does not have it", c->part);
+    return sl__msg_fail(SL_ENOENT, err, errlen, "partition %u: the server does not have it", c->part);
   if (k->status < 0)
-    return fail(SL_EPARSE, err, errlen, "partition %u: the server refused the request: %s", c->part,
-                sl_strerror(k->status));
+    return sl__msg_fail(SL_EPARSE, err, errlen, "partition %u: the server refused the request: %s", c->part,
+                        sl_strerror(k->status));
   if (c->total == UINT64_MAX) {
     c->total = k->total;
     if (c->total > c->cap) {
       *len = (size_t)(c->total < SIZE_MAX ? c->total : SIZE_MAX);
-      return fail(SL_EINVAL, err, errlen, "partition %u: %llu bytes, more than the buffer's %zu", c->part,
-                  (unsigned long long)c->total, c->cap);
+      return sl__msg_fail(SL_EINVAL, err, errlen, "partition %u: %llu bytes, more than the buffer's %zu", c->part,
+                          (unsigned long long)c->total, c->cap);
     }
   }
   if (k->total != c->total)
-    return fail(SL_EPARSE, err, errlen, "partition %u: a chunk says %llu bytes, the first said %llu", c->part,
-                (unsigned long long)k->total, (unsigned long long)c->total);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "partition %u: a chunk says %llu bytes, the first said %llu",
+                        c->part, (unsigned long long)k->total, (unsigned long long)c->total);
   if (k->offset != c->received)
-    return fail(SL_EPARSE, err, errlen, "partition %u: a chunk at byte %llu, expected %llu", c->part,
-                (unsigned long long)k->offset, (unsigned long long)c->received);
+    return sl__msg_fail(SL_EPARSE, err, errlen, "partition %u: a chunk at byte %llu, expected %llu", c->part,
+                        (unsigned long long)k->offset, (unsigned long long)c->received);
   uint8_t *at = c->buf + k->offset;
   for (int i = 0; i < k->npayload; i++) {
     memcpy(at, k->payload[i].data, k->payload[i].len);
@@ -481,7 +471,7 @@ static int take(sl_xfer_client *c, const sl_msg_chunk *k, size_t *len, char *err
 int sl_xfer_fetch_step(sl_xfer_client *c, int wait_ms, size_t *len, char *err, size_t errlen)
 {
   if (!c->busy)
-    return fail(SL_ESTATE, err, errlen, "no fetch under way");
+    return sl__msg_fail(SL_ESTATE, err, errlen, "no fetch under way");
   int rc = wait_readable(c->sock, wait_ms, err, errlen);
   if (rc < 0)
     return end_fetch(c, rc);
@@ -489,8 +479,12 @@ int sl_xfer_fetch_step(sl_xfer_client *c, int wait_ms, size_t *len, char *err, s
     rc = sl_wire_recv(c->sock, c->in, NULL, &c->msg, SL_WIRE_DONTWAIT, err, errlen);
     if (rc == SL_EAGAIN)
       return SL_EAGAIN;
-    if (rc == SL_EPARSE)
-      return end_fetch(c, fail(SL_EPARSE, err, errlen, "partition %u: a malformed answer", c->part));
+    if (rc == SL_EPARSE) {
+      char why[200];
+      snprintf(why, sizeof why, "%s", err && errlen ? err : "");
+      return end_fetch(c,
+                       sl__msg_fail(SL_EPARSE, err, errlen, "partition %u: a malformed answer: %s", c->part, why));
+    }
     if (rc != 0)
       return end_fetch(c, rc);
     const sl_msg_chunk *k = &c->msg.u.chunk;
@@ -513,8 +507,7 @@ static double now_ms(void)
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-int sl_xfer_fetch(sl_xfer_client *c, sl_part_id part, void *buf, size_t cap, size_t *len, char *err,
-                  size_t errlen)
+int sl_xfer_fetch(sl_xfer_client *c, sl_part_id part, void *buf, size_t cap, size_t *len, char *err, size_t errlen)
 {
   int rc = sl_xfer_fetch_start(c, part, buf, cap, err, errlen);
   double last = now_ms();
@@ -523,7 +516,7 @@ int sl_xfer_fetch(sl_xfer_client *c, sl_part_id part, void *buf, size_t cap, siz
     double left = last + c->o.timeout_ms - now_ms();
     if (left <= 0) {
       end_fetch(c, 0);
-      return fail(SL_EIO, err, errlen, "partition %u: no chunk for %d ms", part, c->o.timeout_ms);
+      return sl__msg_fail(SL_EIO, err, errlen, "partition %u: no chunk for %d ms", part, c->o.timeout_ms);
     }
     rc = sl_xfer_fetch_step(c, (int)left + 1, len, err, errlen);
     if (rc != SL_EAGAIN)
