@@ -443,6 +443,7 @@ static void test_failed_fetches(void **state)
   uint8_t *data = pattern(10000, 5);
   sl_xfer_seg seg = {data, 10000};
   assert_int_equal(sl_xfer_server_publish(sv.s, 1, &seg, 1, NULL, NULL), 0);
+  assert_int_equal(sl_xfer_server_publish(sv.s, 3, NULL, 0, NULL, NULL), 0); /* empty */
   server_start(&sv);
   sl_xfer_opts o;
   sl_xfer_opts_default(&o);
@@ -454,6 +455,10 @@ static void test_failed_fetches(void **state)
   assert_non_null(c);
   uint8_t buf[10000];
   size_t len = 0;
+
+  /* an empty partition needs no buffer at all */
+  assert_int_equal(sl_xfer_fetch(c, 3, NULL, 0, &len, err, sizeof err), 0);
+  assert_int_equal(len, 0);
 
   assert_int_equal(sl_xfer_fetch(c, 2, buf, sizeof buf, &len, err, sizeof err), SL_ENOENT);
   assert_non_null(strstr(err, "partition 2: the server does not have it"));

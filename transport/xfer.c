@@ -448,9 +448,9 @@ static int take(sl_xfer_client *c, const sl_msg_chunk *k, size_t *len, char *err
   if (k->offset != c->received)
     return sl__msg_fail(SL_EPARSE, err, errlen, "partition %u: a chunk at byte %llu, expected %llu", c->part,
                         (unsigned long long)k->offset, (unsigned long long)c->received);
-  uint8_t *at = c->buf + k->offset;
-  for (int i = 0; i < k->npayload; i++) {
-    memcpy(at, k->payload[i].data, k->payload[i].len);
+  size_t at = (size_t)k->offset;
+  for (int i = 0; i < k->npayload; i++) { /* none for an empty partition, whose buffer may be NULL */
+    memcpy(c->buf + at, k->payload[i].data, k->payload[i].len);
     at += k->payload[i].len;
   }
   c->received += k->len;

@@ -153,7 +153,8 @@ SL_MUST_CHECK int sl_xfer_fetch_start(sl_xfer_client *c, sl_part_id part, void *
  *        while chunks are still to come; else the fetch is over and failed:
  *        SL_ENOENT (the server does not have it), SL_EINVAL (it is larger
  *        than the buffer; its size in *len), SL_EPARSE (the server broke
- *        the protocol), SL_EIO, SL_EINTR; what in @p err.
+ *        the protocol), SL_EIO, SL_EINTR; what in @p err. SL_ESTATE
+ *        when no fetch is under way.
  */
 int sl_xfer_fetch_step(sl_xfer_client *c, int wait_ms, size_t *len, char *err, size_t errlen);
 
