@@ -445,6 +445,19 @@ static void test_a_killed_worker_rejoins_with_a_new_incarnation(void **state)
   dismiss_and_reap(f);
 }
 
+/* Reaps workers @p pid, which must each find their head lost (@p what
+ * at @p since) after the timeout and within the margin; prints when. */
+static void expect_head_lost(fixture *f, const pid_t pid[3], double since, const char *what)
+{
+  for (int i = 0; i < 3; i++) {
+    double at;
+    assert_int_equal(reap(f, pid[i], TIMEOUT_S + MARGIN_S + 1, &at), EXIT_HEAD_LOST);
+    print_message("  worker %d: head %s -> exited in %.0f ms\n", i, what, (at - since) * 1e3);
+    assert_true(at - since >= TIMEOUT_S - HEARTBEAT_S - 0.05); /* it heard the head up to then */
+    assert_true(at - since <= TIMEOUT_S + MARGIN_S);
+  }
+}
+
 static void test_workers_exit_when_the_head_closes(void **state)
 {
   fixture *f = *state;
@@ -452,14 +465,7 @@ static void test_workers_exit_when_the_head_closes(void **state)
   start_three(f, pid);
   sl_control_head_free(f->h);
   f->h = NULL;
-  double closed = sl_control_clock();
-  for (int i = 0; i < 3; i++) {
-    double at;
-    assert_int_equal(reap(f, pid[i], TIMEOUT_S + MARGIN_S + 1, &at), EXIT_HEAD_LOST);
-    print_message("  worker %d: head closed -> exited in %.0f ms\n", i, (at - closed) * 1e3);
-    assert_true(at - closed >= TIMEOUT_S - HEARTBEAT_S - 0.05); /* its last heartbeat came before */
-    assert_true(at - closed <= TIMEOUT_S + MARGIN_S);
-  }
+  expect_head_lost(f, pid, sl_control_clock(), "closed");
   assert_no_child_left();
 }
 
@@ -487,13 +493,7 @@ static void test_workers_exit_when_the_head_stops_answering(void **state)
 
   /* stopped: its connections stay open, nothing comes through them */
   assert_int_equal(kill(head, SIGSTOP), 0);
-  double stopped = sl_control_clock();
-  for (int i = 0; i < 3; i++) {
-    double at;
-    assert_int_equal(reap(f, pid[i], TIMEOUT_S + MARGIN_S + 1, &at), EXIT_HEAD_LOST);
-    print_message("  worker %d: head stopped -> exited in %.0f ms\n", i, (at - stopped) * 1e3);
-    assert_true(at - stopped <= TIMEOUT_S + MARGIN_S);
-  }
+  expect_head_lost(f, pid, sl_control_clock(), "stopped");
   assert_int_equal(kill(head, SIGKILL), 0);
   assert_int_equal(reap(f, head, 3, NULL), 128 + SIGKILL);
   assert_no_child_left();

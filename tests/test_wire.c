@@ -1,8 +1,8 @@
 /* Messages over ZeroMQ sockets (transport/wire.h): a ROUTER learns who
- * sent and answers that peer; a malformed message, even one of too many
- * frames, is consumed whole and refused, and the next one reads fine; a
- * payload sent without a copy is handed back exactly once per frame,
- * whether the send went or failed. */
+ * sent and answers that peer, and a wait sees a message come; a malformed
+ * message, even one of too many frames, is consumed whole and refused,
+ * and the next one reads fine; a payload sent without a copy is handed
+ * back exactly once per frame, whether the send went or failed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,8 +69,10 @@ static void test_router_answers_who_sent(void **state)
   char err[256];
   sl_wire_peer from;
   assert_int_equal(sl_wire_recv(f->router, f->in, &from, &f->m, SL_WIRE_DONTWAIT, err, sizeof err), SL_EAGAIN);
+  assert_int_equal(sl_wire_wait(f->router, 0, err, sizeof err), 0);
   heartbeat(&f->m, 1);
   assert_int_equal(sl_wire_send(f->dealer, NULL, &f->m, &f->frames, NULL, NULL, 0, err, sizeof err), 0);
+  assert_int_equal(sl_wire_wait(f->router, 1000, err, sizeof err), 1);
   assert_int_equal(sl_wire_recv(f->router, f->in, &from, &f->m, 0, err, sizeof err), 0);
   assert_int_equal(from.len, 2);
   assert_memory_equal(from.id, "w1", 2);

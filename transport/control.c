@@ -5,7 +5,6 @@
  * socket until the next of the caller's end, a heartbeat and a timeout. */
 #include "control.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,17 +47,6 @@ static int ms_until(double now, double until)
     return -1;
   double ms = ceil((until - now) * 1e3);
   return ms < 1 ? 1 : ms > INT_MAX ? INT_MAX : (int)ms;
-}
-
-/* Waits up to @p wait_ms for @p sock to be readable: 0 or a code. */
-static int wait_readable(void *sock, int wait_ms, char *err, size_t errlen)
-{
-  zmq_pollitem_t it = {.socket = sock, .events = ZMQ_POLLIN};
-  if (zmq_poll(&it, 1, wait_ms) >= 0)
-    return 0;
-  if (zmq_errno() == EINTR)
-    return SL_EINTR;
-  return sl__msg_fail(SL_EIO, err, errlen, "poll: %s", zmq_strerror(zmq_errno()));
 }
 
 /* Makes @p m a message of kind @p kind to or from @p node, @p incarnation. */
@@ -271,8 +259,8 @@ int sl_control_head_step(sl_control_head *h, int wait_ms, sl_control_event *ev, 
     if (now >= end)
       return 0;
     double wake = sl_members_wakeup(h->m);
-    rc = wait_readable(h->sock, ms_until(now, wake < end ? wake : end), err, errlen);
-    if (rc)
+    rc = sl_wire_wait(h->sock, ms_until(now, wake < end ? wake : end), err, errlen);
+    if (rc < 0)
       return rc;
   }
 }
@@ -463,7 +451,7 @@ int sl_control_worker_join(sl_control_worker *w, int timeout_ms, char *err, size
     if (now >= end)
       return sl__msg_fail(SL_EIO, err, errlen, "worker '%s': no answer from the head at %s in %d ms",
                           w->hello.name, w->head, timeout_ms);
-    if ((rc = wait_readable(w->sock, ms_until(now, end), err, errlen)) != 0)
+    if ((rc = sl_wire_wait(w->sock, ms_until(now, end), err, errlen)) < 0)
       return rc;
   }
 }
@@ -524,7 +512,7 @@ int sl_control_worker_step(sl_control_worker *w, int wait_ms, sl_control_event *
     if (now >= end)
       return 0;
     double wake = sl_members_watch_wakeup(&w->watch);
-    if ((rc = wait_readable(w->sock, ms_until(now, wake < end ? wake : end), err, errlen)) != 0)
+    if ((rc = sl_wire_wait(w->sock, ms_until(now, wake < end ? wake : end), err, errlen)) < 0)
       return rc;
   }
 }

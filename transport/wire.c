@@ -101,6 +101,19 @@ int sl_wire_recv(void *sock, sl_wire_in *in, sl_wire_peer *from, sl_msg *m, int 
   return sl_msg_decode(parts, in->n - first, m, err, errlen);
 }
 
+int sl_wire_wait(void *sock, int wait_ms, char *err, size_t errlen)
+{
+  zmq_pollitem_t it = {.socket = sock, .events = ZMQ_POLLIN};
+  int rc = zmq_poll(&it, 1, wait_ms);
+  if (rc >= 0)
+    return rc;
+  if (zmq_errno() == EINTR)
+    return SL_EINTR;
+  if (err && errlen)
+    snprintf(err, errlen, "poll: %s", zmq_strerror(zmq_errno()));
+  return SL_EIO;
+}
+
 /* Whether frame @p i of @p m's encoding is a CHUNK's payload. */
 static bool is_payload(const sl_msg *m, int i)
 {

@@ -48,6 +48,14 @@ void sl_wire_in_free(sl_wire_in *in);
 SL_MUST_CHECK int sl_wire_recv(void *sock, sl_wire_in *in, sl_wire_peer *from, sl_msg *m, int flags, char *err,
                                size_t errlen);
 
+/**
+ * @brief Waits up to @p wait_ms (0: not at all; -1: for ever) for a
+ *        message on @p sock.
+ * @return 1 when one is there; 0 when the wait passed; SL_EINTR; SL_EIO
+ *        (ZeroMQ's message in @p err).
+ */
+int sl_wire_wait(void *sock, int wait_ms, char *err, size_t errlen);
+
 /** @brief Called once ZeroMQ is done with a payload frame sent without a
  *  copy, with its data and the hint given; possibly from ZeroMQ's own
  *  thread, possibly before the send returns. */

@@ -5,7 +5,6 @@
  * (frame_done(), maybe on ZeroMQ's thread) gives back. */
 #include "xfer.h"
 
-#include <errno.h>
 #include <malloc.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -271,21 +270,9 @@ static int answer(sl_xfer_server *s, const sl_wire_peer *to, const sl_msg_fetch 
   return 0;
 }
 
-/* Waits up to @p wait_ms for @p sock to be readable: 1, 0 or a code. */
-static int wait_readable(void *sock, int wait_ms, char *err, size_t errlen)
-{
-  zmq_pollitem_t it = {.socket = sock, .events = ZMQ_POLLIN};
-  int rc = zmq_poll(&it, 1, wait_ms);
-  if (rc >= 0)
-    return rc;
-  if (zmq_errno() == EINTR)
-    return SL_EINTR;
-  return sl__msg_fail(SL_EIO, err, errlen, "poll: %s", zmq_strerror(zmq_errno()));
-}
-
 int sl_xfer_server_serve(sl_xfer_server *s, int wait_ms, char *err, size_t errlen)
 {
-  int rc = wait_readable(s->sock, wait_ms, err, errlen);
+  int rc = sl_wire_wait(s->sock, wait_ms, err, errlen);
   if (rc <= 0)
     return rc;
   int answered = 0;
@@ -472,7 +459,7 @@ int sl_xfer_fetch_step(sl_xfer_client *c, int wait_ms, size_t *len, char *err, s
 {
   if (!c->busy)
     return sl__msg_fail(SL_ESTATE, err, errlen, "no fetch under way");
-  int rc = wait_readable(c->sock, wait_ms, err, errlen);
+  int rc = sl_wire_wait(c->sock, wait_ms, err, errlen);
   if (rc < 0)
     return end_fetch(c, rc);
   while (rc > 0) {
