@@ -6,10 +6,12 @@
  * after the timeout of silence, and when it wakes its messages are stale
  * and it is sent away; a killed worker started again rejoins with a new
  * incarnation, and its old incarnation's messages are stale; workers whose
- * head closed, or stopped answering, exit after the timeout. Timings are
- * checked with room for a loaded machine; the times measured are printed.
- * No test leaves a process behind: the teardown kills and reaps every
- * child, and each child dies with the test process (PR_SET_PDEATHSIG). */
+ * head closed, or stopped answering, exit after the timeout, and those
+ * that reach a new head at the old one's endpoint are sent away. Timings
+ * are checked with room for a loaded machine; the times measured are
+ * printed. No test leaves a process behind: the teardown kills and reaps
+ * every child, and each child dies with the test process
+ * (PR_SET_PDEATHSIG). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,6 +56,7 @@ typedef struct {
   pid_t pid[MAX_CHILDREN];
   bool reaped[MAX_CHILDREN];
   int n;
+  int seen[SL_CONTROL_DISMISSED + 1]; /* the head's events, by kind */
 } fixture;
 
 static fixture fx;
@@ -198,6 +201,8 @@ static void tick(fixture *f, sl_control_event *ev)
   int rc = sl_control_head_step(f->h, 5, ev, err, sizeof err);
   if (rc < 0 && rc != SL_EINTR)
     fail_msg("head step: %s", err);
+  if (rc == 1)
+    f->seen[ev->kind]++;
   if (rc == 1 && ev->kind == SL_CONTROL_LOST)
     print_message("  node %d lost (incarnation %llu)\n", ev->node, (unsigned long long)ev->incarnation);
 }
@@ -469,6 +474,44 @@ static void test_workers_exit_when_the_head_closes(void **state)
   assert_no_child_left();
 }
 
+/* A head started again at the endpoint of one gone: the old workers
+ * reconnect by themselves, and their incarnations mean nothing here. */
+static void test_workers_of_an_earlier_head_are_stale(void **state)
+{
+  fixture *f = *state;
+  pid_t pid[3];
+  start_three(f, pid);
+  char endpoint[SL_MSG_ENDPOINT_MAX + 1], err[256];
+  snprintf(endpoint, sizeof endpoint, "%s", sl_control_head_endpoint(f->h));
+  uint64_t newest = sl_members_get(sl_control_head_members(f->h), 2)->incarnation;
+  sl_control_head_free(f->h);
+  f->h = NULL;
+  memset(f->seen, 0, sizeof f->seen);
+  /* bound again as soon as the port is free */
+  for (double end = sl_control_clock() + 2; !f->h && sl_control_clock() < end;)
+    if (!(f->h = sl_control_head_new(f->zctx, endpoint, 3, names3, &timing, err, sizeof err)))
+      nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
+  if (!f->h)
+    fail_msg("%s", err);
+  const sl_members *m = sl_control_head_members(f->h);
+  start_worker(f, endpoint, "w0");
+  sl_control_event ev = await(f, SL_CONTROL_JOINED, 0, 5);
+  assert_true(ev.incarnation > newest);
+
+  /* every old worker is sent away (or finds its head silent first), none
+   * is taken for a node of this head */
+  for (int i = 0; i < 3; i++) {
+    int code = reap(f, pid[i], 3, NULL);
+    assert_true(code == EXIT_DISMISSED || code == EXIT_HEAD_LOST);
+  }
+  print_message("  %d stale messages from the old workers\n", f->seen[SL_CONTROL_STALE]);
+  assert_true(f->seen[SL_CONTROL_STALE] > 0);
+  assert_int_equal(f->seen[SL_CONTROL_JOINED], 1);
+  assert_int_equal(f->seen[SL_CONTROL_LOST], 0);
+  assert_int_equal(sl_members_live(m), 1);
+  dismiss_and_reap(f);
+}
+
 static void test_workers_exit_when_the_head_stops_answering(void **state)
 {
   fixture *f = *state;
@@ -652,6 +695,7 @@ int main(int argc, char **argv)
       cmocka_unit_test_setup_teardown(test_a_stopped_worker_is_lost_after_the_timeout, setup, teardown),
       cmocka_unit_test_setup_teardown(test_a_killed_worker_rejoins_with_a_new_incarnation, setup, teardown),
       cmocka_unit_test_setup_teardown(test_workers_exit_when_the_head_closes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_workers_of_an_earlier_head_are_stale, setup, teardown),
       cmocka_unit_test_setup_teardown(test_workers_exit_when_the_head_stops_answering, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(test_messages_both_ways_and_goodbyes, setup, teardown),

@@ -189,7 +189,7 @@ static void test_a_lost_node_rejoins_with_a_new_incarnation(void **state)
 {
   (void)state;
   sl_members *m = table(2, (const char *const[]){"a", "b"});
-  uint64_t seen[8];
+  uint64_t seen[16];
   int n = 0;
   sl_members_join a = join(m, "a", 0);
   seen[n++] = a.incarnation;
@@ -215,6 +215,12 @@ static void test_a_lost_node_rejoins_with_a_new_incarnation(void **state)
   seen[n++] = join(m, "b", 3).incarnation;
   seen[n++] = join(m, "a", 3).incarnation;
   seen[n++] = join(m, "a", 3).incarnation;
+  /* numbered from a head's start: on from there, never back */
+  sl_members_number_from(m, 1000);
+  seen[n++] = join(m, "b", 4).incarnation;
+  assert_true(seen[n - 1] == 1001);
+  sl_members_number_from(m, 10);
+  seen[n++] = join(m, "b", 4).incarnation;
   for (int i = 1; i < n; i++)
     assert_true(seen[i] > seen[i - 1]);
   sl_members_free(m);

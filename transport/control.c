@@ -104,6 +104,9 @@ sl_control_head *sl_control_head_new(void *zctx, const char *endpoint, int nodes
   size_t len = sizeof h->endpoint;
   if (zmq_getsockopt(h->sock, ZMQ_LAST_ENDPOINT, h->endpoint, &len) != 0)
     snprintf(h->endpoint, sizeof h->endpoint, "%s", endpoint);
+  struct timespec start;
+  clock_gettime(CLOCK_REALTIME, &start);
+  sl_members_number_from(h->m, (uint64_t)start.tv_sec * 1000000 + (uint64_t)start.tv_nsec / 1000);
   h->expired_at = sl_control_clock();
   return h;
 

@@ -72,8 +72,11 @@ typedef struct sl_control_head sl_control_head;
  * @brief A head bound at @p endpoint in ZeroMQ context @p zctx
  *        ("tcp://127.0.0.1:*" picks a free port), for @p nodes nodes
  *        named by @p names (see sl_members_new()) with timings @p t.
- *        NULL on a bad argument, a failed bind (why in @p err) or out of
- *        memory. Free with sl_control_head_free().
+ *        Its incarnations are numbered from its start (microseconds of
+ *        the real-time clock), so that a worker of an earlier head at the
+ *        same endpoint is stale here. NULL on a bad argument, a failed
+ *        bind (why in @p err) or out of memory. Free with
+ *        sl_control_head_free().
  */
 sl_control_head *sl_control_head_new(void *zctx, const char *endpoint, int nodes, const char *const *names,
                                      const sl_members_timing *t, char *err, size_t errlen);

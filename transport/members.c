@@ -126,6 +126,12 @@ void sl_members_free(sl_members *m)
   free(m);
 }
 
+void sl_members_number_from(sl_members *m, uint64_t last)
+{
+  if (last > m->last_incarnation)
+    m->last_incarnation = last;
+}
+
 int sl_members_nodes(const sl_members *m)
 {
   return m->nodes;

@@ -118,6 +118,11 @@ sl_members *sl_members_new(int nodes, const char *const *names, const sl_members
 /** @brief NULL is a no-op. */
 void sl_members_free(sl_members *m);
 
+/** @brief Incarnations given from now on are above @p last (they start
+ *  above 0): a head numbers from its start time, so that a worker of an
+ *  earlier head on the same endpoint is never taken for one of its own. */
+void sl_members_number_from(sl_members *m, uint64_t last);
+
 /** @brief How many nodes the table has. */
 int sl_members_nodes(const sl_members *m);
 
