@@ -57,6 +57,8 @@ typedef struct {
   bool reaped[MAX_CHILDREN];
   int n;
   int seen[SL_CONTROL_DISMISSED + 1]; /* the head's events, by kind */
+  void *sock[4];                      /* sockets the test opened itself */
+  int nsock;
 } fixture;
 
 static fixture fx;
@@ -79,9 +81,25 @@ static int teardown(void **state)
       waitpid(f->pid[i], NULL, 0);
       f->reaped[i] = true;
     }
+  for (int i = 0; i < f->nsock; i++)
+    zmq_close(f->sock[i]);
   sl_control_head_free(f->h);
   zmq_ctx_term(f->zctx);
   return 0;
+}
+
+/* A DEALER of the test's own connected to @p endpoint, closed by the
+ * teardown. */
+static void *dealer(fixture *f, const char *endpoint)
+{
+  assert_true(f->nsock < 4);
+  void *d = zmq_socket(f->zctx, ZMQ_DEALER);
+  assert_non_null(d);
+  int zero = 0;
+  zmq_setsockopt(d, ZMQ_LINGER, &zero, sizeof zero);
+  f->sock[f->nsock++] = d;
+  assert_int_equal(zmq_connect(d, endpoint), 0);
+  return d;
 }
 
 /* ---------------------------------------------------------- children */
@@ -415,10 +433,7 @@ static void test_a_killed_worker_rejoins_with_a_new_incarnation(void **state)
   assert_int_equal(sl_members_get(m, 1)->joins, 2);
 
   /* a message of the old incarnation is stale, and its sender told BYE */
-  void *d = zmq_socket(f->zctx, ZMQ_DEALER);
-  int zero = 0;
-  zmq_setsockopt(d, ZMQ_LINGER, &zero, sizeof zero);
-  assert_int_equal(zmq_connect(d, sl_control_head_endpoint(f->h)), 0);
+  void *d = dealer(f, sl_control_head_endpoint(f->h));
   send_as(d, SL_MSG_FINISHED, 1, old);
   ev = await(f, SL_CONTROL_STALE, 1, 5);
   assert_true(ev.incarnation == old);
@@ -434,7 +449,6 @@ static void test_a_killed_worker_rejoins_with_a_new_incarnation(void **state)
   assert_int_equal(bye.kind, SL_MSG_BYE);
   assert_true(bye.node == 1 && bye.incarnation == old && bye.u.bye.code == SL_ESTATE);
   sl_wire_in_free(in);
-  zmq_close(d);
   assert_int_equal(sl_members_get(m, 1)->state, SL_MEMBER_LIVE);
 
   /* killed and started again at once, before the timeout: its old
@@ -585,6 +599,77 @@ static void test_bad_arguments(void **state)
   assert_int_equal(sl_control_head_step(f->h, 0, &ev, err, sizeof err), 0);
 }
 
+/* A worker played by the test on a raw DEALER: says HELLO as @p name and
+ * takes its WELCOME; its node and incarnation in @p node, @p incarnation. */
+static void *raw_join(fixture *f, const char *endpoint, const char *name, int *node, uint64_t *incarnation)
+{
+  void *d = dealer(f, endpoint);
+  sl_msg m;
+  sl_msg_init(&m);
+  m.kind = SL_MSG_HELLO;
+  m.node = -1;
+  snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", name);
+  snprintf(m.u.hello.endpoint, sizeof m.u.hello.endpoint, "inproc://data-%s", name);
+  sl_msg_frames frames = {0};
+  char err[256];
+  assert_int_equal(sl_wire_send(d, NULL, &m, &frames, NULL, NULL, 0, err, sizeof err), 0);
+  sl_msg_frames_free(&frames);
+  sl_control_event ev = await(f, SL_CONTROL_JOINED, -1, 5);
+  sl_wire_in *in = sl_wire_in_new();
+  assert_int_equal(sl_wire_recv(d, in, NULL, &m, 0, err, sizeof err), 0);
+  sl_wire_in_free(in);
+  assert_int_equal(m.kind, SL_MSG_WELCOME);
+  assert_true(m.node == ev.node && m.incarnation == ev.incarnation);
+  assert_true(m.u.welcome.heartbeat_ms == timing.heartbeat_ms && m.u.welcome.timeout_ms == timing.timeout_ms);
+  *node = ev.node;
+  *incarnation = ev.incarnation;
+  return d;
+}
+
+/* One node has sent a backlog of messages that the head, busy with each,
+ * takes a while to work through (its socket never runs empty meanwhile);
+ * another has fallen silent: it is lost an interval into the backlog, not
+ * after it, and the busy one, late as its messages are taken in, is not. */
+static void test_a_backlog_does_not_hide_a_silent_node(void **state)
+{
+  fixture *f = *state;
+  char err[256];
+  f->h = sl_control_head_new(f->zctx, "inproc://backlog", 2, NULL, &timing, err, sizeof err);
+  assert_non_null(f->h);
+  int busy, quiet;
+  uint64_t busy_inc, quiet_inc;
+  void *b = raw_join(f, "inproc://backlog", "busy", &busy, &busy_inc);
+  raw_join(f, "inproc://backlog", "quiet", &quiet, &quiet_inc);
+  sl_msg m;
+  sl_msg_init(&m);
+  m.kind = SL_MSG_FINISHED;
+  m.node = busy;
+  m.incarnation = busy_inc;
+  sl_msg_frames frames = {0};
+  const int backlog = 400;
+  for (int i = 0; i < backlog; i++)
+    assert_int_equal(sl_wire_send(b, NULL, &m, &frames, NULL, NULL, 0, err, sizeof err), 0);
+  sl_msg_frames_free(&frames);
+  /* both past their timeout by the time the head looks */
+  double heard = sl_members_get(sl_control_head_members(f->h), quiet)->watch.heard;
+  while (sl_control_clock() <= heard + TIMEOUT_S)
+    nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
+  int messages = 0;
+  sl_control_event ev = {0};
+  while (messages < backlog) {
+    assert_int_equal(sl_control_head_step(f->h, 1000, &ev, err, sizeof err), 1);
+    if (ev.kind != SL_CONTROL_MESSAGE)
+      break;
+    messages++;
+    nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL); /* the engine's work on it */
+  }
+  print_message("  the silent node lost after %d of a backlog of %d messages\n", messages, backlog);
+  assert_int_equal(ev.kind, SL_CONTROL_LOST);
+  assert_int_equal(ev.node, quiet);
+  assert_true(messages < backlog / 2); /* an interval's worth: about 50 at 1 ms each */
+  assert_int_equal(sl_members_get(sl_control_head_members(f->h), busy)->state, SL_MEMBER_LIVE);
+}
+
 /* A worker in a thread of the test's, over inproc: it answers each
  * CANCEL with a FINISHED of the same task, and leaves with BYE 7 when told
  * to cancel task 99; it records how it ended. */
@@ -697,6 +782,7 @@ int main(int argc, char **argv)
       cmocka_unit_test_setup_teardown(test_workers_exit_when_the_head_closes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_workers_of_an_earlier_head_are_stale, setup, teardown),
       cmocka_unit_test_setup_teardown(test_workers_exit_when_the_head_stops_answering, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_a_backlog_does_not_hide_a_silent_node, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(test_messages_both_ways_and_goodbyes, setup, teardown),
   };

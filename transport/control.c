@@ -69,7 +69,9 @@ struct sl_control_head {
   sl_msg msg, out;
   sl_msg_frames frames;
   uint64_t beats;
-  double expired_at;        /* when silence was last looked for */
+  int taken;                /* messages taken in since the socket was last found empty... */
+  double taken_since;       /* ...from this time on, or since silence was last looked for */
+  double returned_at;       /* when the last step returned */
   sl_control_event pending; /* an event a message made second, for the next step */
 };
 
@@ -107,7 +109,6 @@ sl_control_head *sl_control_head_new(void *zctx, const char *endpoint, int nodes
   struct timespec start;
   clock_gettime(CLOCK_REALTIME, &start);
   sl_members_number_from(h->m, (uint64_t)start.tv_sec * 1000000 + (uint64_t)start.tv_nsec / 1000);
-  h->expired_at = sl_control_clock();
   return h;
 
 free_head:
@@ -233,9 +234,25 @@ static int head_take(sl_control_head *h, double now, sl_control_event *ev)
   return event(ev, SL_CONTROL_MESSAGE, m->node, m->incarnation, now, m);
 }
 
-int sl_control_head_step(sl_control_head *h, int wait_ms, sl_control_event *ev, char *err, size_t errlen)
+/* LOST for the next node silent too long at @p now: 1, or 0 when none is. */
+static int head_expire(sl_control_head *h, double now, sl_control_event *ev)
 {
-  double now = sl_control_clock(), end = wait_ms < 0 ? INFINITY : now + wait_ms / 1e3;
+  int node = sl_members_expire(h->m, now);
+  if (node < 0)
+    return 0;
+  return event(ev, SL_CONTROL_LOST, node, sl_members_get(h->m, node)->incarnation, now, NULL);
+}
+
+/* Counts the messages taken in anew from @p now. */
+static void head_count_from(sl_control_head *h, double now)
+{
+  h->taken = 0;
+  h->taken_since = now;
+}
+
+/* sl_control_head_step() until it returns. */
+static int head_step(sl_control_head *h, double now, double end, sl_control_event *ev, char *err, size_t errlen)
+{
   const double interval = sl_members_get_timing(h->m)->heartbeat_ms / 1e3;
   for (;; now = sl_control_clock()) {
     if (h->pending.kind != SL_CONTROL_NONE) {
@@ -244,21 +261,28 @@ int sl_control_head_step(sl_control_head *h, int wait_ms, sl_control_event *ev, 
       return 1;
     }
     head_beat(h, now);
+    /* Silence is looked for once the messages that came are in, so that
+     * a step late to take them in does not lose their senders; under a
+     * backlog that keeps the socket from emptying, every interval, once a
+     * round of messages is in: ZeroMQ takes them from the senders in
+     * turn, so a round holds one of every node that had one waiting. */
+    if (h->taken > sl_members_nodes(h->m) && now >= h->taken_since + interval) {
+      head_count_from(h, now);
+      if (head_expire(h, now, ev))
+        return 1;
+    }
     int rc = sl_wire_recv(h->sock, h->in, &h->from, &h->msg, SL_WIRE_DONTWAIT, err, errlen);
+    if (rc == 0 || rc == SL_EPARSE)
+      h->taken++;
     if (rc == 0 && head_take(h, now, ev))
       return 1;
     if (rc != 0 && rc != SL_EAGAIN && rc != SL_EPARSE)
       return rc;
-    /* silence is looked for once the messages that came are in, or every
-     * interval under a flood of them */
-    if (rc == SL_EAGAIN || now >= h->expired_at + interval) {
-      h->expired_at = now;
-      int node = sl_members_expire(h->m, now);
-      if (node >= 0)
-        return event(ev, SL_CONTROL_LOST, node, sl_members_get(h->m, node)->incarnation, now, NULL);
-    }
     if (rc != SL_EAGAIN)
       continue;
+    head_count_from(h, now);
+    if (head_expire(h, now, ev))
+      return 1;
     if (now >= end)
       return 0;
     double wake = sl_members_wakeup(h->m);
@@ -266,6 +290,18 @@ int sl_control_head_step(sl_control_head *h, int wait_ms, sl_control_event *ev, 
     if (rc < 0)
       return rc;
   }
+}
+
+int sl_control_head_step(sl_control_head *h, int wait_ms, sl_control_event *ev, char *err, size_t errlen)
+{
+  double now = sl_control_clock(), end = wait_ms < 0 ? INFINITY : now + wait_ms / 1e3;
+  /* after a pause of the caller's, messages may wait from every node: a
+   * round starts again */
+  if (now > h->returned_at + sl_members_get_timing(h->m)->heartbeat_ms / 1e3)
+    head_count_from(h, now);
+  int rc = head_step(h, now, end, ev, err, errlen);
+  h->returned_at = sl_control_clock();
+  return rc;
 }
 
 int sl_control_head_send(sl_control_head *h, int node, sl_msg *m, char *err, size_t errlen)
