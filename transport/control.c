@@ -1,8 +1,9 @@
 /* The control channel of transport/control.h: each side's step loop
  * around a member table (head) or a watch on the head (worker). A loop
  * turn reads the clock, sends the heartbeats due, takes in one message,
- * and, when the socket is empty, looks for silence; it waits on the
- * socket until the next of the caller's end, a heartbeat and a timeout. */
+ * and, when the socket is empty (or, on the head, under a backlog, every
+ * interval), looks for silence; it waits on the socket until the next of
+ * the caller's end, a heartbeat and a timeout. */
 #include "control.h"
 
 #include <limits.h>
