@@ -22,7 +22,8 @@
   X(STATE, "operation not valid in the current state")                         \
   X(KERNEL, "kernel failed on a row")                                          \
   X(INTR, "interrupted")                                                       \
-  X(STALL, "no progress")
+  X(STALL, "no progress")                                                      \
+  X(PROTO, "protocol violation")
 
 typedef enum {
   SL_OK = 0,

@@ -1,6 +1,6 @@
 /* The messages of a head and its workers (transport/msg.h): every kind
  * survives encoding and decoding field for field, the header layout is
- * the documented one, and every malformed input is refused with SL_EPARSE
+ * the documented one, and every malformed input is refused with SL_EPROTO
  * and a message that says what is wrong. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -341,15 +341,15 @@ static void test_header_layout(void **state)
   frames_free(&f);
 }
 
-/* Decoding @p f must fail with SL_EPARSE and a message containing @p what. */
+/* Decoding @p f must fail with SL_EPROTO and a message containing @p what. */
 static void assert_refused(const frames *f, const char *what)
 {
   sl_msg m;
   sl_msg_init(&m);
   char err[256];
   int rc = decode(f, &m, err, sizeof err);
-  if (rc != SL_EPARSE)
-    fail_msg("expected SL_EPARSE (%s), got %d: %s", what, rc, err);
+  if (rc != SL_EPROTO)
+    fail_msg("expected SL_EPROTO (%s), got %d: %s", what, rc, err);
   if (!strstr(err, what))
     fail_msg("expected a message with \"%s\", got \"%s\"", what, err);
   sl_msg_free(&m);
@@ -685,7 +685,7 @@ static void test_random_damage(void **state)
       frames_free(&again);
       accepted++;
     } else {
-      assert_int_equal(rc, SL_EPARSE);
+      assert_int_equal(rc, SL_EPROTO);
       assert_true(err[0] != '\0');
       refused++;
     }

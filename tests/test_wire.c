@@ -100,9 +100,9 @@ static void test_malformed_messages_are_consumed_whole(void **state)
   heartbeat(&f->m, 7);
   assert_int_equal(sl_wire_send(f->dealer, NULL, &f->m, &f->frames, NULL, NULL, 0, err, sizeof err), 0);
   sl_wire_peer from;
-  assert_int_equal(sl_wire_recv(f->router, f->in, &from, &f->m, 0, err, sizeof err), SL_EPARSE);
+  assert_int_equal(sl_wire_recv(f->router, f->in, &from, &f->m, 0, err, sizeof err), SL_EPROTO);
   assert_non_null(strstr(err, "shorter than the envelope"));
-  assert_int_equal(sl_wire_recv(f->router, f->in, &from, &f->m, 0, err, sizeof err), SL_EPARSE);
+  assert_int_equal(sl_wire_recv(f->router, f->in, &from, &f->m, 0, err, sizeof err), SL_EPROTO);
   assert_string_equal(err, "a message of 12 frames, at most 9");
   assert_int_equal(sl_wire_recv(f->router, f->in, &from, &f->m, 0, err, sizeof err), 0);
   assert_int_equal(f->m.u.heartbeat.seq, 7);

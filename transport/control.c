@@ -273,11 +273,11 @@ static int head_step(sl_control_head *h, double now, double end, sl_control_even
         return 1;
     }
     int rc = sl_wire_recv(h->sock, h->in, &h->from, &h->msg, SL_WIRE_DONTWAIT, err, errlen);
-    if (rc == 0 || rc == SL_EPARSE)
+    if (rc == 0 || rc == SL_EPROTO)
       h->taken++;
     if (rc == 0 && head_take(h, now, ev))
       return 1;
-    if (rc != 0 && rc != SL_EAGAIN && rc != SL_EPARSE)
+    if (rc != 0 && rc != SL_EAGAIN && rc != SL_EPROTO)
       return rc;
     if (rc != SL_EAGAIN)
       continue;
@@ -449,9 +449,9 @@ static int worker_welcome(sl_control_worker *w, double now, char *err, size_t er
   sl_members_timing t = {w->msg.u.welcome.heartbeat_ms, w->msg.u.welcome.timeout_ms};
   char why[160];
   if (sl_members_timing_check(&t, why, sizeof why) != 0)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "the head at %s sent wrong timings: %s", w->head, why);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "the head at %s sent wrong timings: %s", w->head, why);
   if (w->msg.node < 0)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "the head at %s gave node %d", w->head, (int)w->msg.node);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "the head at %s gave node %d", w->head, (int)w->msg.node);
   w->node = w->msg.node;
   w->incarnation = w->msg.incarnation;
   w->timing = t;
@@ -484,7 +484,7 @@ int sl_control_worker_join(sl_control_worker *w, int timeout_ms, char *err, size
     if (rc == 0 && w->msg.kind == SL_MSG_BYE)
       return sl__msg_fail(refusal(w->msg.u.bye.code), err, errlen, "the head at %s refused worker '%s': %s",
                           w->head, w->hello.name, sl_strerror(w->msg.u.bye.code));
-    if (rc == 0 || rc == SL_EPARSE)
+    if (rc == 0 || rc == SL_EPROTO)
       continue; /* nothing else is for a worker without a node */
     if (rc != SL_EAGAIN)
       return rc;
@@ -541,7 +541,7 @@ int sl_control_worker_step(sl_control_worker *w, int wait_ms, sl_control_event *
     rc = sl_wire_recv(w->sock, w->in, NULL, &w->msg, SL_WIRE_DONTWAIT, err, errlen);
     if (rc == 0 && worker_take(w, now, ev))
       return 1;
-    if (rc == 0 || rc == SL_EPARSE)
+    if (rc == 0 || rc == SL_EPROTO)
       continue;
     if (rc != SL_EAGAIN)
       return rc;

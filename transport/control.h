@@ -154,7 +154,7 @@ void *sl_control_worker_socket(sl_control_worker *w);
  *        per worker: after a failure, free it and make another.
  * @return 0; SL_EIO when no answer came in time (no head there) or on a
  *        socket error; the head's code (SL_ENOENT: no node for the name)
- *        when it refused; SL_EPARSE when its timings are wrong; SL_ESTATE
+ *        when it refused; SL_EPROTO when its timings are wrong; SL_ESTATE
  *        when it said HELLO before. Why in @p err.
  */
 SL_MUST_CHECK int sl_control_worker_join(sl_control_worker *w, int timeout_ms, char *err, size_t errlen);

@@ -140,43 +140,43 @@ static int check_string(const char *s, size_t max, const char *what, char *err, 
 {
   size_t n = strnlen(s, max + 1);
   if (n == 0)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "%s is empty", what);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "%s is empty", what);
   if (n > max)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "%s is longer than %zu bytes", what, max);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "%s is longer than %zu bytes", what, max);
   return 0;
 }
 
 static int check_chunk(const sl_msg_chunk *c, char *err, size_t errlen)
 {
   if (c->npayload < 0 || c->npayload > SL_MSG_MAX_PAYLOAD)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: %d payload frames, at most %d", c->npayload,
+    return sl__msg_fail(SL_EPROTO, err, errlen, "chunk: %d payload frames, at most %d", c->npayload,
                         SL_MSG_MAX_PAYLOAD);
   uint64_t sum = 0;
   for (int i = 0; i < c->npayload; i++)
     sum += c->payload[i].len;
   if (sum != c->len)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: its payload frames hold %llu bytes, its header says %llu",
+    return sl__msg_fail(SL_EPROTO, err, errlen, "chunk: its payload frames hold %llu bytes, its header says %llu",
                         (unsigned long long)sum, (unsigned long long)c->len);
   if (c->flags & ~SL_MSG_CHUNK_LAST)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: unknown flag bits 0x%x", c->flags & ~SL_MSG_CHUNK_LAST);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "chunk: unknown flag bits 0x%x", c->flags & ~SL_MSG_CHUNK_LAST);
   if (c->status > 0)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: status %d, must be 0 or negative", c->status);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "chunk: status %d, must be 0 or negative", c->status);
   if (c->status < 0) {
     if (c->len || c->offset || c->total || c->flags)
-      return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: status %d with a payload, offset, total or flags",
+      return sl__msg_fail(SL_EPROTO, err, errlen, "chunk: status %d with a payload, offset, total or flags",
                           c->status);
     return 0;
   }
   if (c->offset > c->total || c->len > c->total - c->offset)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: bytes %llu + %llu past the partition's %llu",
+    return sl__msg_fail(SL_EPROTO, err, errlen, "chunk: bytes %llu + %llu past the partition's %llu",
                         (unsigned long long)c->offset, (unsigned long long)c->len, (unsigned long long)c->total);
   bool ends = c->offset + c->len == c->total;
   if (ends != !!(c->flags & SL_MSG_CHUNK_LAST))
-    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: %s",
+    return sl__msg_fail(SL_EPROTO, err, errlen, "chunk: %s",
                         ends ? "ends its partition without the last flag"
                              : "last flag before the partition's end");
   if (c->len == 0 && c->total != 0)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: empty, of a partition that is not");
+    return sl__msg_fail(SL_EPROTO, err, errlen, "chunk: empty, of a partition that is not");
   return 0;
 }
 
@@ -184,7 +184,7 @@ static int check_chunk(const sl_msg_chunk *c, char *err, size_t errlen)
 static int check(const sl_msg *m, char *err, size_t errlen)
 {
   if (!known(m->kind))
-    return sl__msg_fail(SL_EPARSE, err, errlen, "unknown message kind %d", (int)m->kind);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "unknown message kind %d", (int)m->kind);
   switch (m->kind) {
   case SL_MSG_HELLO: {
     int rc = check_string(m->u.hello.name, SL_MSG_NAME_MAX, "hello: the name", err, errlen);
@@ -194,18 +194,18 @@ static int check(const sl_msg *m, char *err, size_t errlen)
     return check_string(m->u.peer.endpoint, SL_MSG_ENDPOINT_MAX, "peer: the endpoint", err, errlen);
   case SL_MSG_LAUNCH:
     if (m->u.launch.ninputs < 0 || m->u.launch.ninputs > SL_MSG_MAX_INPUTS)
-      return sl__msg_fail(SL_EPARSE, err, errlen, "launch: %d inputs, at most %d", m->u.launch.ninputs,
+      return sl__msg_fail(SL_EPROTO, err, errlen, "launch: %d inputs, at most %d", m->u.launch.ninputs,
                           SL_MSG_MAX_INPUTS);
     if (m->u.launch.ninputs > 0 && !m->u.launch.in)
-      return sl__msg_fail(SL_EPARSE, err, errlen, "launch: %d inputs and no table", m->u.launch.ninputs);
+      return sl__msg_fail(SL_EPROTO, err, errlen, "launch: %d inputs and no table", m->u.launch.ninputs);
     return 0;
   case SL_MSG_EMIT:
     if ((unsigned)m->u.emit.fate >= SL_MSG_FATE_NKINDS)
-      return sl__msg_fail(SL_EPARSE, err, errlen, "emit: unknown fate %d", (int)m->u.emit.fate);
+      return sl__msg_fail(SL_EPROTO, err, errlen, "emit: unknown fate %d", (int)m->u.emit.fate);
     return 0;
   case SL_MSG_FETCH:
     if (m->u.fetch.credit == 0 || m->u.fetch.chunk_bytes == 0)
-      return sl__msg_fail(SL_EPARSE, err, errlen,
+      return sl__msg_fail(SL_EPROTO, err, errlen,
                           "fetch: credit %u and chunk of %u bytes, both must be at least 1", m->u.fetch.credit,
                           m->u.fetch.chunk_bytes);
     return 0;
@@ -372,9 +372,9 @@ static void get_fields(reader *r, sl_msg *m, const field *f, size_t n)
 static int get_string(const sl_msg_part *f, char *dst, size_t max, const char *what, char *err, size_t errlen)
 {
   if (f->len > max)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "%s: %zu bytes, at most %zu", what, f->len, max);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "%s: %zu bytes, at most %zu", what, f->len, max);
   if (f->len && memchr(f->data, '\0', f->len))
-    return sl__msg_fail(SL_EPARSE, err, errlen, "%s holds a NUL byte", what);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "%s holds a NUL byte", what);
   memcpy(dst, f->data, f->len);
   dst[f->len] = '\0';
   return 0;
@@ -391,9 +391,9 @@ static int get_launch(reader *r, sl_msg *m, char *err, size_t errlen)
   get_fields(r, m, FIELDS(launch_f));
   uint32_t flags = get_u32(r), n = get_u32(r);
   if (flags & ~(uint32_t)LAUNCH_FLAGS)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "launch: unknown flag bits 0x%x", flags & ~(uint32_t)LAUNCH_FLAGS);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "launch: unknown flag bits 0x%x", flags & ~(uint32_t)LAUNCH_FLAGS);
   if (n > SL_MSG_MAX_INPUTS)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "launch: %u inputs, at most %d", n, SL_MSG_MAX_INPUTS);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "launch: %u inputs, at most %d", n, SL_MSG_MAX_INPUTS);
   d->outputs_at_end = flags & LAUNCH_AT_END;
   d->fresh = flags & LAUNCH_FRESH;
   d->doomed = flags & LAUNCH_DOOMED;
@@ -407,7 +407,7 @@ static int get_inputs(const sl_msg_part *f, sl_msg *m, char *err, size_t errlen)
   sl_decision *d = &m->u.launch;
   size_t n = (size_t)d->ninputs;
   if (f->len != n * SL_MSG_INPUT_BYTES)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "launch: an input table of %zu bytes for %zu inputs, expected %zu",
+    return sl__msg_fail(SL_EPROTO, err, errlen, "launch: an input table of %zu bytes for %zu inputs, expected %zu",
                         f->len, n, n * SL_MSG_INPUT_BYTES);
   if (n == 0)
     return 0;
@@ -430,7 +430,7 @@ static int get_inputs(const sl_msg_part *f, sl_msg *m, char *err, size_t errlen)
     in->bytes = get_f64(&r);
     in->read_bytes = get_f64(&r);
     if (flags & ~(uint32_t)INPUT_SPILLED)
-      return sl__msg_fail(SL_EPARSE, err, errlen, "launch: input %zu has unknown flag bits 0x%x", i,
+      return sl__msg_fail(SL_EPROTO, err, errlen, "launch: input %zu has unknown flag bits 0x%x", i,
                           flags & ~(uint32_t)INPUT_SPILLED);
     in->spilled = flags & INPUT_SPILLED;
     m->parts_store[i] = in->part;
@@ -445,17 +445,17 @@ static int get_envelope(const sl_msg_part *f, sl_msg *m, char *err, size_t errle
 {
   const uint8_t *p = f->data;
   if (f->len < SL_MSG_ENVELOPE)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "a header of %zu bytes, shorter than the envelope's %d", f->len,
+    return sl__msg_fail(SL_EPROTO, err, errlen, "a header of %zu bytes, shorter than the envelope's %d", f->len,
                         SL_MSG_ENVELOPE);
   if (p[0] != 'S' || p[1] != 'L')
-    return sl__msg_fail(SL_EPARSE, err, errlen, "not a sluice message (magic 0x%02x%02x)", p[0], p[1]);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "not a sluice message (magic 0x%02x%02x)", p[0], p[1]);
   if (p[2] != SL_MSG_VERSION)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "message version %u, this end speaks %d", p[2], SL_MSG_VERSION);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "message version %u, this end speaks %d", p[2], SL_MSG_VERSION);
   m->kind = (sl_msg_kind)p[3];
   if (!known(m->kind))
-    return sl__msg_fail(SL_EPARSE, err, errlen, "unknown message kind %u", p[3]);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "unknown message kind %u", p[3]);
   if (f->len != head_size(m->kind))
-    return sl__msg_fail(SL_EPARSE, err, errlen, "a %s header of %zu bytes, expected %zu", kinds[m->kind].name,
+    return sl__msg_fail(SL_EPROTO, err, errlen, "a %s header of %zu bytes, expected %zu", kinds[m->kind].name,
                         f->len, head_size(m->kind));
   reader r = {p + 4};
   get_fields(&r, m, FIELDS(envelope_f));
@@ -468,7 +468,7 @@ static int get_frames(const sl_msg_part *parts, int nparts, sl_msg *m, char *err
   const char *name = kinds[m->kind].name;
   int want = kinds[m->kind].frames;
   if (want > 0 && nparts != want)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "a %s of %d frames, expected %d", name, nparts, want);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "a %s of %d frames, expected %d", name, nparts, want);
   switch (m->kind) {
   case SL_MSG_HELLO: {
     int rc = get_string(&parts[1], m->u.hello.name, SL_MSG_NAME_MAX, "hello: the name", err, errlen);
@@ -482,12 +482,12 @@ static int get_frames(const sl_msg_part *parts, int nparts, sl_msg *m, char *err
     return get_inputs(&parts[1], m, err, errlen);
   case SL_MSG_CHUNK:
     if (nparts - 1 > SL_MSG_MAX_PAYLOAD)
-      return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: %d payload frames, at most %d", nparts - 1,
+      return sl__msg_fail(SL_EPROTO, err, errlen, "chunk: %d payload frames, at most %d", nparts - 1,
                           SL_MSG_MAX_PAYLOAD);
     m->u.chunk.npayload = nparts - 1;
     for (int i = 1; i < nparts; i++) {
       if (parts[i].len == 0)
-        return sl__msg_fail(SL_EPARSE, err, errlen, "chunk: payload frame %d is empty", i);
+        return sl__msg_fail(SL_EPROTO, err, errlen, "chunk: payload frame %d is empty", i);
       m->u.chunk.payload[i - 1] = parts[i];
     }
     return 0;
@@ -499,7 +499,7 @@ static int get_frames(const sl_msg_part *parts, int nparts, sl_msg *m, char *err
 int sl_msg_decode(const sl_msg_part *parts, int nparts, sl_msg *m, char *err, size_t errlen)
 {
   if (nparts < 1)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "a message without frames");
+    return sl__msg_fail(SL_EPROTO, err, errlen, "a message without frames");
   int rc = get_envelope(&parts[0], m, err, errlen);
   if (rc)
     return rc;

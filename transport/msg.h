@@ -22,7 +22,7 @@
  *
  * The decoder is strict: a frame of the wrong size, a missing or extra
  * frame, an unknown kind or version, a flag bit or enum value no sender
- * writes, a string too long or with a NUL byte, all fail with SL_EPARSE
+ * writes, a string too long or with a NUL byte, all fail with SL_EPROTO
  * and a message that says what is wrong. What it accepts encodes back to
  * the same frames, byte for byte.
  *
@@ -280,7 +280,7 @@ SL_MUST_CHECK int sl_msg_encode(const sl_msg *m, sl_msg_frames *out, char *err, 
  * @brief Decodes the @p nparts frames at @p parts into @p m. A LAUNCH's
  *        u.launch.in and u.launch.inputs point into @p m (valid until its
  *        next decode or sl_msg_free()); a CHUNK's payload points into
- *        @p parts (valid as long as they are). 0; SL_EPARSE with what is
+ *        @p parts (valid as long as they are). 0; SL_EPROTO with what is
  *        wrong in @p err (@p m then holds nothing of use); SL_ENOMEM.
  */
 SL_MUST_CHECK int sl_msg_decode(const sl_msg_part *parts, int nparts, sl_msg *m, char *err, size_t errlen);

@@ -77,7 +77,7 @@ int sl_wire_recv(void *sock, sl_wire_in *in, sl_wire_peer *from, sl_msg *m, int 
       int n = drain(sock, in->n);
       if (err && errlen)
         snprintf(err, errlen, "a message of %d frames, at most %d", n - (from ? 1 : 0), SL_MSG_MAX_FRAMES);
-      return SL_EPARSE;
+      return SL_EPROTO;
     }
     zmq_msg_t *f = &in->f[in->n];
     zmq_msg_init(f);

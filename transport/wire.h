@@ -40,7 +40,7 @@ void sl_wire_in_free(sl_wire_in *in);
  *        a PAIR, ...). The frames stay in @p in until its next receive,
  *        and with them a CHUNK's payload.
  * @return 0; SL_EAGAIN when nothing is there (SL_WIRE_DONTWAIT, or the
- *        socket's receive timeout passed); SL_EPARSE when the message is
+ *        socket's receive timeout passed); SL_EPROTO when the message is
  *        malformed (what is wrong in @p err; the message is consumed whole,
  *        so the next receive starts at the next one); SL_EINTR; SL_ENOMEM;
  *        SL_EIO on any other socket error (ZeroMQ's message in @p err).

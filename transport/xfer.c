@@ -281,7 +281,7 @@ int sl_xfer_server_serve(sl_xfer_server *s, int wait_ms, char *err, size_t errle
     rc = sl_wire_recv(s->sock, s->in, &from, &s->msg, SL_WIRE_DONTWAIT, err, errlen);
     if (rc == SL_EAGAIN)
       return answered;
-    if (rc == SL_EPARSE || (rc == 0 && s->msg.kind != SL_MSG_FETCH))
+    if (rc == SL_EPROTO || (rc == 0 && s->msg.kind != SL_MSG_FETCH))
       continue;
     if (rc != 0)
       return rc;
@@ -419,7 +419,7 @@ static int take(sl_xfer_client *c, const sl_msg_chunk *k, size_t *len, char *err
   if (k->status == SL_ENOENT)
     return sl__msg_fail(SL_ENOENT, err, errlen, "partition %u: the server does not have it", c->part);
   if (k->status < 0)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "partition %u: the server refused the request: %s", c->part,
+    return sl__msg_fail(SL_EPROTO, err, errlen, "partition %u: the server refused the request: %s", c->part,
                         sl_strerror(k->status));
   if (c->total == UINT64_MAX) {
     c->total = k->total;
@@ -430,10 +430,10 @@ static int take(sl_xfer_client *c, const sl_msg_chunk *k, size_t *len, char *err
     }
   }
   if (k->total != c->total)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "partition %u: a chunk says %llu bytes, the first said %llu",
+    return sl__msg_fail(SL_EPROTO, err, errlen, "partition %u: a chunk says %llu bytes, the first said %llu",
                         c->part, (unsigned long long)k->total, (unsigned long long)c->total);
   if (k->offset != c->received)
-    return sl__msg_fail(SL_EPARSE, err, errlen, "partition %u: a chunk at byte %llu, expected %llu", c->part,
+    return sl__msg_fail(SL_EPROTO, err, errlen, "partition %u: a chunk at byte %llu, expected %llu", c->part,
                         (unsigned long long)k->offset, (unsigned long long)c->received);
   size_t at = (size_t)k->offset;
   for (int i = 0; i < k->npayload; i++) { /* none for an empty partition, whose buffer may be NULL */
@@ -466,11 +466,11 @@ int sl_xfer_fetch_step(sl_xfer_client *c, int wait_ms, size_t *len, char *err, s
     rc = sl_wire_recv(c->sock, c->in, NULL, &c->msg, SL_WIRE_DONTWAIT, err, errlen);
     if (rc == SL_EAGAIN)
       return SL_EAGAIN;
-    if (rc == SL_EPARSE) {
+    if (rc == SL_EPROTO) {
       char why[200];
       snprintf(why, sizeof why, "%s", err && errlen ? err : "");
       return end_fetch(c,
-                       sl__msg_fail(SL_EPARSE, err, errlen, "partition %u: a malformed answer: %s", c->part, why));
+                       sl__msg_fail(SL_EPROTO, err, errlen, "partition %u: a malformed answer: %s", c->part, why));
     }
     if (rc != 0)
       return end_fetch(c, rc);

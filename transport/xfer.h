@@ -152,7 +152,7 @@ SL_MUST_CHECK int sl_xfer_fetch_start(sl_xfer_client *c, sl_part_id part, void *
  * @return 0 once the partition is whole (its size in *len); SL_EAGAIN
  *        while chunks are still to come; else the fetch is over and failed:
  *        SL_ENOENT (the server does not have it), SL_EINVAL (it is larger
- *        than the buffer; its size in *len), SL_EPARSE (the server broke
+ *        than the buffer; its size in *len), SL_EPROTO (the server broke
  *        the protocol), SL_EIO, SL_EINTR; what in @p err. SL_ESTATE
  *        when no fetch is under way.
  */

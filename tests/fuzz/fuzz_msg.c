@@ -8,7 +8,7 @@
  * build sees a read past one.
  *
  * Checks, besides crashes, leaks and undefined behaviour: a refusal is
- * SL_EPARSE with a message; what decodes encodes back to the same frames,
+ * SL_EPROTO with a message; what decodes encodes back to the same frames,
  * byte for byte (the decoder accepts one spelling of each message, so two
  * peers can never read one message two ways).
  */
@@ -66,8 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fprintf(stderr, "%d frames: %s\n", n, rc ? err : sl_msg_kind_name(m.kind));
   if (rc == 0)
     check_encodes_back(&m, parts, n);
-  else if (rc != SL_EPARSE && rc != SL_ENOMEM)
-    sl_fuzz_fail("a refusal that is not SL_EPARSE", err);
+  else if (rc != SL_EPROTO && rc != SL_ENOMEM)
+    sl_fuzz_fail("a refusal that is not SL_EPROTO", err);
   else if (err[0] == '\0')
     sl_fuzz_fail("a refusal without a message", "(empty)");
   sl_msg_free(&m);
