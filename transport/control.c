@@ -34,12 +34,6 @@ const char *sl_control_event_name(sl_control_event_kind k)
   return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
-/* Sets an integer option of a socket we made; only a bad option fails. */
-static void set_int(void *sock, int opt, int v)
-{
-  (void)zmq_setsockopt(sock, opt, &v, sizeof v);
-}
-
 /* The wait in ms from @p now until @p until: -1 for ever, else 1 at least
  * (the clock must pass a deadline, not reach it). */
 static int ms_until(double now, double until)
@@ -98,8 +92,8 @@ sl_control_head *sl_control_head_new(void *zctx, const char *endpoint, int nodes
     sl__msg_fail(SL_EIO, err, errlen, "head: %s", zmq_strerror(zmq_errno()));
     goto free_head;
   }
-  set_int(h->sock, ZMQ_LINGER, 0);
-  set_int(h->sock, ZMQ_ROUTER_MANDATORY, 1); /* a send to a worker gone fails instead of vanishing */
+  sl_wire_set_int(h->sock, ZMQ_LINGER, 0);
+  sl_wire_set_int(h->sock, ZMQ_ROUTER_MANDATORY, 1); /* a send to a worker gone fails instead of vanishing */
   if (zmq_bind(h->sock, endpoint) != 0) {
     sl__msg_fail(SL_EIO, err, errlen, "head: cannot bind %s: %s", endpoint, zmq_strerror(zmq_errno()));
     goto free_head;
@@ -333,7 +327,7 @@ int sl_control_head_dismiss(sl_control_head *h, int node, int32_t code)
     head_bye(h, &h->peer[i], i, incarnation, code);
     (void)sl_members_bye(h->m, i, incarnation, now);
   }
-  set_int(h->sock, ZMQ_LINGER, (int)sl_members_get_timing(h->m)->heartbeat_ms);
+  sl_wire_set_int(h->sock, ZMQ_LINGER, (int)sl_members_get_timing(h->m)->heartbeat_ms);
   return 0;
 }
 
@@ -381,7 +375,7 @@ sl_control_worker *sl_control_worker_new(void *zctx, const char *head, const sl_
     sl__msg_fail(SL_EIO, err, errlen, "worker: %s", zmq_strerror(zmq_errno()));
     goto free_worker;
   }
-  set_int(w->sock, ZMQ_LINGER, 0); /* a worker whose head is gone exits without waiting for it */
+  sl_wire_set_int(w->sock, ZMQ_LINGER, 0); /* a worker whose head is gone exits without waiting for it */
   if (zmq_connect(w->sock, head) != 0) {
     sl__msg_fail(SL_EIO, err, errlen, "worker: cannot connect to %s: %s", head, zmq_strerror(zmq_errno()));
     goto free_worker;
@@ -579,6 +573,6 @@ int sl_control_worker_leave(sl_control_worker *w, int32_t code)
   w->out.u.bye.code = code;
   rc = worker_send_out(w, NULL, 0);
   w->over = true;
-  set_int(w->sock, ZMQ_LINGER, (int)w->timing.heartbeat_ms);
+  sl_wire_set_int(w->sock, ZMQ_LINGER, (int)w->timing.heartbeat_ms);
   return rc;
 }

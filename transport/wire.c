@@ -101,6 +101,11 @@ int sl_wire_recv(void *sock, sl_wire_in *in, sl_wire_peer *from, sl_msg *m, int 
   return sl_msg_decode(parts, in->n - first, m, err, errlen);
 }
 
+void sl_wire_set_int(void *sock, int opt, int v)
+{
+  (void)zmq_setsockopt(sock, opt, &v, sizeof v);
+}
+
 int sl_wire_wait(void *sock, int wait_ms, char *err, size_t errlen)
 {
   zmq_pollitem_t it = {.socket = sock, .events = ZMQ_POLLIN};

@@ -56,6 +56,10 @@ SL_MUST_CHECK int sl_wire_recv(void *sock, sl_wire_in *in, sl_wire_peer *from, s
  */
 int sl_wire_wait(void *sock, int wait_ms, char *err, size_t errlen);
 
+/** @brief Sets integer option @p opt of a socket the caller made to @p v;
+ *  only an option ZeroMQ does not know fails, so the result is not kept. */
+void sl_wire_set_int(void *sock, int opt, int v);
+
 /** @brief Called once ZeroMQ is done with a payload frame sent without a
  *  copy, with its data and the hint given; possibly from ZeroMQ's own
  *  thread, possibly before the send returns. */

@@ -29,12 +29,6 @@ int sl_xfer_tune_allocator(void)
   return 0;
 }
 
-/* Sets an integer option of a socket we just made; only a bad option fails. */
-static void set_int(void *sock, int opt, int v)
-{
-  (void)zmq_setsockopt(sock, opt, &v, sizeof v);
-}
-
 /* ------------------------------------------------------------- server */
 
 typedef struct entry {
@@ -123,9 +117,9 @@ sl_xfer_server *sl_xfer_server_new(void *zctx, const char *endpoint, char *err, 
     sl__msg_fail(SL_EIO, err, errlen, "partition server: %s", zmq_strerror(zmq_errno()));
     goto free_server;
   }
-  set_int(s->sock, ZMQ_LINGER, 0);
-  set_int(s->sock, ZMQ_ROUTER_MANDATORY, 1); /* a peer gone fails the send, which ends its request */
-  set_int(s->sock, ZMQ_SNDHWM, 0);           /* clients' windows bound the queue; frames are not copies */
+  sl_wire_set_int(s->sock, ZMQ_LINGER, 0);
+  sl_wire_set_int(s->sock, ZMQ_ROUTER_MANDATORY, 1); /* a peer gone fails the send, which ends its request */
+  sl_wire_set_int(s->sock, ZMQ_SNDHWM, 0);           /* clients' windows bound the queue; frames are not copies */
   if (zmq_bind(s->sock, endpoint) != 0) {
     sl__msg_fail(SL_EIO, err, errlen, "partition server: cannot bind %s: %s", endpoint, zmq_strerror(zmq_errno()));
     goto close_socket;
@@ -337,8 +331,8 @@ sl_xfer_client *sl_xfer_client_new(void *zctx, const char *endpoint, const sl_xf
     sl__msg_fail(SL_EIO, err, errlen, "partition client: %s", zmq_strerror(zmq_errno()));
     goto free_client;
   }
-  set_int(c->sock, ZMQ_LINGER, 0);
-  set_int(c->sock, ZMQ_RCVHWM, 0); /* the window bounds what comes */
+  sl_wire_set_int(c->sock, ZMQ_LINGER, 0);
+  sl_wire_set_int(c->sock, ZMQ_RCVHWM, 0); /* the window bounds what comes */
   if (zmq_connect(c->sock, endpoint) != 0) {
     sl__msg_fail(SL_EIO, err, errlen, "partition client: cannot connect to %s: %s", endpoint,
                  zmq_strerror(zmq_errno()));
