@@ -88,19 +88,10 @@ sl_control_head *sl_control_head_new(void *zctx, const char *endpoint, int nodes
     sl__msg_fail(SL_ENOMEM, err, errlen, "head: out of memory");
     goto free_head;
   }
-  if (!(h->sock = zmq_socket(zctx, ZMQ_ROUTER))) {
-    sl__msg_fail(SL_EIO, err, errlen, "head: %s", zmq_strerror(zmq_errno()));
+  /* a ROUTER's send to a worker gone fails instead of vanishing */
+  if (!(h->sock = sl_wire_open(zctx, ZMQ_ROUTER, endpoint, NULL, 0, h->endpoint, sizeof h->endpoint, "head", err,
+                               errlen)))
     goto free_head;
-  }
-  sl_wire_set_int(h->sock, ZMQ_LINGER, 0);
-  sl_wire_set_int(h->sock, ZMQ_ROUTER_MANDATORY, 1); /* a send to a worker gone fails instead of vanishing */
-  if (zmq_bind(h->sock, endpoint) != 0) {
-    sl__msg_fail(SL_EIO, err, errlen, "head: cannot bind %s: %s", endpoint, zmq_strerror(zmq_errno()));
-    goto free_head;
-  }
-  size_t len = sizeof h->endpoint;
-  if (zmq_getsockopt(h->sock, ZMQ_LAST_ENDPOINT, h->endpoint, &len) != 0)
-    snprintf(h->endpoint, sizeof h->endpoint, "%s", endpoint);
   struct timespec start;
   clock_gettime(CLOCK_REALTIME, &start);
   sl_members_number_from(h->m, (uint64_t)start.tv_sec * 1000000 + (uint64_t)start.tv_nsec / 1000);
@@ -371,15 +362,9 @@ sl_control_worker *sl_control_worker_new(void *zctx, const char *head, const sl_
     sl__msg_fail(SL_ENOMEM, err, errlen, "worker: out of memory");
     goto free_worker;
   }
-  if (!(w->sock = zmq_socket(zctx, ZMQ_DEALER))) {
-    sl__msg_fail(SL_EIO, err, errlen, "worker: %s", zmq_strerror(zmq_errno()));
+  /* a worker whose head is gone exits without waiting for it: no linger */
+  if (!(w->sock = sl_wire_open(zctx, ZMQ_DEALER, head, NULL, 0, NULL, 0, "worker", err, errlen)))
     goto free_worker;
-  }
-  sl_wire_set_int(w->sock, ZMQ_LINGER, 0); /* a worker whose head is gone exits without waiting for it */
-  if (zmq_connect(w->sock, head) != 0) {
-    sl__msg_fail(SL_EIO, err, errlen, "worker: cannot connect to %s: %s", head, zmq_strerror(zmq_errno()));
-    goto free_worker;
-  }
   return w;
 
 free_worker:

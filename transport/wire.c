@@ -1,6 +1,7 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,32 @@ int sl_wire_recv(void *sock, sl_wire_in *in, sl_wire_peer *from, sl_msg *m, int 
 void sl_wire_set_int(void *sock, int opt, int v)
 {
   (void)zmq_setsockopt(sock, opt, &v, sizeof v);
+}
+
+void *sl_wire_open(void *zctx, int type, const char *endpoint, const sl_wire_opt *opts, int nopts, char *bound,
+                   size_t boundlen, const char *who, char *err, size_t errlen)
+{
+  void *sock = zmq_socket(zctx, type);
+  if (!sock) {
+    sl__msg_fail(SL_EIO, err, errlen, "%s: %s", who, zmq_strerror(zmq_errno()));
+    return NULL;
+  }
+  bool binds = type == ZMQ_ROUTER;
+  sl_wire_set_int(sock, ZMQ_LINGER, 0);
+  if (binds)
+    sl_wire_set_int(sock, ZMQ_ROUTER_MANDATORY, 1);
+  for (int i = 0; i < nopts; i++)
+    sl_wire_set_int(sock, opts[i].opt, opts[i].value);
+  if ((binds ? zmq_bind(sock, endpoint) : zmq_connect(sock, endpoint)) != 0) {
+    sl__msg_fail(SL_EIO, err, errlen, "%s: cannot %s %s: %s", who, binds ? "bind" : "connect to", endpoint,
+                 zmq_strerror(zmq_errno()));
+    zmq_close(sock);
+    return NULL;
+  }
+  size_t len = boundlen;
+  if (binds && bound && boundlen && zmq_getsockopt(sock, ZMQ_LAST_ENDPOINT, bound, &len) != 0)
+    snprintf(bound, boundlen, "%s", endpoint);
+  return sock;
 }
 
 int sl_wire_wait(void *sock, int wait_ms, char *err, size_t errlen)

@@ -60,6 +60,23 @@ int sl_wire_wait(void *sock, int wait_ms, char *err, size_t errlen);
  *  only an option ZeroMQ does not know fails, so the result is not kept. */
 void sl_wire_set_int(void *sock, int opt, int v);
 
+/** @brief An integer option to set on a socket before it binds or connects. */
+typedef struct {
+  int opt, value;
+} sl_wire_opt;
+
+/**
+ * @brief A socket of @p type in context @p zctx that lingers for nothing
+ *        at close, with the @p nopts options @p opts set: a ROUTER binds
+ *        @p endpoint (the endpoint with its real port in @p bound, of
+ *        @p boundlen bytes) and fails a send to a peer that is gone
+ *        instead of dropping it; any other type connects to @p endpoint.
+ * @return the socket; NULL with SL_EIO's message, starting with @p who,
+ *        in @p err.
+ */
+void *sl_wire_open(void *zctx, int type, const char *endpoint, const sl_wire_opt *opts, int nopts, char *bound,
+                   size_t boundlen, const char *who, char *err, size_t errlen);
+
 /** @brief Called once ZeroMQ is done with a payload frame sent without a
  *  copy, with its data and the hint given; possibly from ZeroMQ's own
  *  thread, possibly before the send returns. */

@@ -108,30 +108,21 @@ sl_xfer_server *sl_xfer_server_new(void *zctx, const char *endpoint, char *err, 
   s->nbuckets = 64;
   s->bucket = calloc(s->nbuckets, sizeof *s->bucket);
   s->in = sl_wire_in_new();
-  if (!s->bucket || !s->in)
+  if (!s->bucket || !s->in) {
+    sl__msg_fail(SL_ENOMEM, err, errlen, "partition server: out of memory");
     goto free_server;
+  }
   sl_msg_init(&s->msg);
   sl_msg_init(&s->out);
-  s->sock = zmq_socket(zctx, ZMQ_ROUTER);
-  if (!s->sock) {
-    sl__msg_fail(SL_EIO, err, errlen, "partition server: %s", zmq_strerror(zmq_errno()));
+  /* a peer gone fails the send, which ends its request; clients' windows
+   * bound the queue, and its frames are not copies */
+  static const sl_wire_opt server_opts[] = {{ZMQ_SNDHWM, 0}};
+  s->sock = sl_wire_open(zctx, ZMQ_ROUTER, endpoint, server_opts, 1, s->endpoint, sizeof s->endpoint,
+                         "partition server", err, errlen);
+  if (!s->sock)
     goto free_server;
-  }
-  sl_wire_set_int(s->sock, ZMQ_LINGER, 0);
-  sl_wire_set_int(s->sock, ZMQ_ROUTER_MANDATORY, 1); /* a peer gone fails the send, which ends its request */
-  sl_wire_set_int(s->sock, ZMQ_SNDHWM, 0);           /* clients' windows bound the queue; frames are not copies */
-  if (zmq_bind(s->sock, endpoint) != 0) {
-    sl__msg_fail(SL_EIO, err, errlen, "partition server: cannot bind %s: %s", endpoint, zmq_strerror(zmq_errno()));
-    goto close_socket;
-  }
-  size_t len = sizeof s->endpoint;
-  if (zmq_getsockopt(s->sock, ZMQ_LAST_ENDPOINT, s->endpoint, &len) != 0)
-    snprintf(s->endpoint, sizeof s->endpoint, "%s", endpoint);
   return s;
 
-close_socket:
-  zmq_close(s->sock);
-  s->sock = NULL;
 free_server:
   sl_xfer_server_free(s);
   return NULL;
@@ -327,17 +318,9 @@ sl_xfer_client *sl_xfer_client_new(void *zctx, const char *endpoint, const sl_xf
     sl__msg_fail(SL_ENOMEM, err, errlen, "partition client: out of memory");
     goto free_client;
   }
-  if (!(c->sock = zmq_socket(zctx, ZMQ_DEALER))) {
-    sl__msg_fail(SL_EIO, err, errlen, "partition client: %s", zmq_strerror(zmq_errno()));
+  static const sl_wire_opt client_opts[] = {{ZMQ_RCVHWM, 0}}; /* the window bounds what comes */
+  if (!(c->sock = sl_wire_open(zctx, ZMQ_DEALER, endpoint, client_opts, 1, NULL, 0, "partition client", err, errlen)))
     goto free_client;
-  }
-  sl_wire_set_int(c->sock, ZMQ_LINGER, 0);
-  sl_wire_set_int(c->sock, ZMQ_RCVHWM, 0); /* the window bounds what comes */
-  if (zmq_connect(c->sock, endpoint) != 0) {
-    sl__msg_fail(SL_EIO, err, errlen, "partition client: cannot connect to %s: %s", endpoint,
-                 zmq_strerror(zmq_errno()));
-    goto free_client;
-  }
   return c;
 
 free_client:
