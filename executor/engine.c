@@ -138,6 +138,7 @@ static input_ref *pin_inputs(engine *e, const sl_decision *d)
   }
   for (int i = 0; i < d->ninputs; i++) {
     in[i].node = d->in[i].node;
+    in[i].part = d->inputs[i];
     in[i].bytes = d->in[i].read_bytes; /* what the task reads of it: a reducer, its block */
     in[i].blob = sl_store_acquire(e->store, d->inputs[i], &in[i].mem, in[i].path, sizeof in[i].path);
     if (!in[i].blob)
@@ -161,8 +162,11 @@ static input_ref *pin_inputs(engine *e, const sl_decision *d)
 
 void sl__exec_unpin_inputs(engine *e, input_ref *in, int n)
 {
-  for (int i = 0; in && i < n; i++)
-    sl_store_release(e->store, in[i].blob);
+  for (int i = 0; in && i < n; i++) {
+    if (in[i].blob)
+      sl_store_release(e->store, in[i].blob);
+    sl_rows_free(&in[i].fetched); /* fetched from another node by a worker process */
+  }
   free(in);
 }
 
@@ -192,6 +196,8 @@ bool sl__exec_drain(engine *e, worker *self)
 {
   sl_decision d;
   bool mine = false;
+  if (!e->core) /* a worker process: the head decides, and its orders come as messages */
+    return false;
   while (sl_core_next(e->core, &d)) {
     worker *w = worker_at(e, d.node, d.slot);
     switch (d.kind) {

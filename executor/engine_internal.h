@@ -27,16 +27,41 @@
 
 typedef struct engine engine;
 
-/* An input partition a task holds: in memory, or the file it was spilled to. */
+/* An input partition a task holds: in memory, or the file it was spilled to,
+ * or (in a worker process) the rows fetched from the node that holds it. */
 typedef struct {
   sl_blob *blob;
   const sl_rows *mem;
   char path[600];
   int node;     /* where the order says it lives: a node other than the task's sends it */
   double bytes;
+  sl_part_id part;
+  bool remote;  /* a worker process fetches it from its node (fetched), blob NULL */
+  sl_rows fetched;
 } input_ref;
 
+typedef struct worker_s worker;
+
+/*
+ * A worker process (worker/) runs its node's slots with this engine and
+ * no core: the head decides, and a slot asks and tells it through these
+ * where the executor's slots call the core. NULL in the executor.
+ */
 typedef struct {
+  /* Where an output of @p rows rows and @p bytes bytes goes, as
+   * sl_core_emit() answers (0 with *pid and *fate; SL_EAGAIN: wait for a
+   * RESUME; SL_ESTATE: the attempt is written off). Called with the lock
+   * held; may wait on the slot's cv. */
+  int (*emit)(worker *w, sl_task_id task, int64_t rows, double bytes, sl_part_id *pid, sl_emit_fate *fate);
+  /* Fetches the inputs of @p d that other nodes hold into their fetched
+   * rows, without the lock; the seconds it took in *took. 0 or a code,
+   * after sl__exec_fail(). */
+  int (*fetch)(worker *w, const sl_decision *d, input_ref *in, double *took);
+  /* The attempt ended with @p rc (0: done), recorded as @p r; with the lock. */
+  void (*ended)(worker *w, const sl_decision *d, const sl_task_record *r, int rc);
+} sl_exec_remote;
+
+struct worker_s {
   engine *e;
   int node, slot;
   pthread_t thread;
@@ -54,7 +79,13 @@ typedef struct {
   int64_t done_row;    /* tasks.csv row of the attempt just done (-1: none), and its end: */
   double done_at;      /* its handoff is known once its finish has been decided on */
   sl_kernel *kernels[SL_MAX_OPS][MAX_MEMBERS];
-} worker;
+  /* a worker process's slot: the head's answer to its EMIT */
+  bool has_answer;
+  int answer_rc;
+  sl_part_id answer_part;
+  sl_emit_fate answer_fate;
+  void *remote; /* the worker process's own per-slot state */
+};
 
 struct engine {
   const sl_plan *plan;
@@ -94,6 +125,8 @@ struct engine {
   double last_progress_rows, last_progress_t;
   sl_net *net;              /* the cluster's links, emulated: storage reads, remote inputs */
   double *join_at;          /* per node: when an acquired pool node is in service, INFINITY: none */
+  const sl_exec_remote *remote; /* a worker process's engine: no core (above); NULL in the executor */
+  void *remote_ctx;
 };
 
 /* ------------------------------------------------ engine.c, for task.c */

@@ -90,6 +90,7 @@ typedef struct {
   sl_kernel *holder;
   double waited; /* held by backpressure: refused emissions until RESUME */
   double transfer; /* receiving its inputs: storage reads, partitions from other nodes */
+  double transfer_bytes;
   double spread;   /* the order's spread factor when its charge is held, else 1 */
   /* the spill disk: outputs written, spilled inputs read back (seconds, bytes) */
   double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
@@ -101,6 +102,8 @@ typedef struct {
  * budget the core enforces is only true if they do. */
 static void check_accounting(engine *e, int node)
 {
+  if (!e->core) /* a worker process: the head's core keeps the books */
+    return;
   double real = sl_store_node_bytes(e->store, node), booked = sl_core_node_store(e->core, node);
   if (fabs(real - booked) > 0.5)
     sl__exec_fail(e, SL_ESTATE, "node %d holds %.0f bytes but the core counts %.0f", node, real, booked);
@@ -198,7 +201,8 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
     }
     sl_part_id pid;
     sl_emit_fate fate;
-    rc = sl_core_emit(e->core, sl__exec_now(e), tr->id, rows, bytes, &pid, &fate);
+    rc = e->remote ? e->remote->emit(w, tr->id, rows, bytes, &pid, &fate)
+                   : sl_core_emit(e->core, sl__exec_now(e), tr->id, rows, bytes, &pid, &fate);
     if (rc == SL_EAGAIN) {
       /* Parking this task may have been the core's cue to let another
        * waiter (or this one) through: act on that before sleeping. */
@@ -522,19 +526,27 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
   return rc;
 }
 
-/* Records the attempt; its row in tasks.csv (-1: rows are not kept). */
-static int64_t record(worker *w, const sl_decision *d, const task_run *tr, double start, double end,
-                      sl_task_status st)
+/* The attempt's row of tasks.csv. */
+static sl_task_record attempt_record(const sl_decision *d, const task_run *tr, double start, double end,
+                                     sl_task_status st)
 {
   sl_task_record r = {.task = d->task, .origin = d->origin, .attempt = d->attempt, .op = d->op,
                       .node = d->node, .slot = d->slot, .start_s = start, .end_s = end,
                       .rows_in = d->rows, .bytes_in = d->bytes, .rows_out = tr->rows_out,
                       .bytes_out = tr->bytes_out, .parts_out = (int)tr->parts_out, .status = st,
                       .speed = d->speed, .waited_s = tr->waited, .transfer_s = tr->transfer,
-                      .spread = tr->spread, .fresh = d->fresh, .spill_write_s = tr->spill_write_s,
+                      .transfer_bytes = tr->transfer_bytes, .spread = tr->spread, .fresh = d->fresh, .spill_write_s = tr->spill_write_s,
                       .spill_write_bytes = tr->spill_write_bytes, .spill_read_s = tr->spill_read_s,
                       .spill_read_bytes = tr->spill_read_bytes, .dispatch_s = tr->dispatch,
                       .handoff_s = -1};
+  return r;
+}
+
+/* Records the attempt; its row in tasks.csv (-1: rows are not kept). */
+static int64_t record(worker *w, const sl_decision *d, const task_run *tr, double start, double end,
+                      sl_task_status st)
+{
+  sl_task_record r = attempt_record(d, tr, start, end, st);
   if (sl_recorder_task(w->e->rec, &r) < 0) {
     sl__exec_fail(w->e, SL_ENOMEM, "out of memory recording task %u", d->task);
     return -1;
@@ -546,14 +558,24 @@ static int64_t record(worker *w, const sl_decision *d, const task_run *tr, doubl
  * the simulator's attempt does: a source its rows from storage; any other
  * task the inputs another node holds, one transfer per run of inputs from
  * the same node. The wall seconds it took. */
-static double receive_inputs(engine *e, const sl_decision *d, const input_ref *in)
+static double receive_inputs(worker *w, const sl_decision *d, input_ref *in, double *received, int *rc)
 {
+  engine *e = w->e;
   const sl_pop *pop = &e->plan->ops[d->op];
-  if (pop->kind == SL_OP_SOURCE && e->plan->source_from_disk) /* off the spec's disk, as the simulator */
-    return sl_net_disk(e->net, d->node, (double)d->rows * pop->read_bytes_per_row, false);
-  if (pop->kind == SL_OP_SOURCE)
-    return sl_net_transfer(e->net, SL_NET_STORAGE, d->node, (double)d->rows * pop->read_bytes_per_row);
+  *received = 0;
+  if (pop->kind == SL_OP_SOURCE) {
+    *received = (double)d->rows * pop->read_bytes_per_row;
+    if (e->plan->source_from_disk) /* off the spec's disk, as the simulator */
+      return sl_net_disk(e->net, d->node, *received, false);
+    return sl_net_transfer(e->net, SL_NET_STORAGE, d->node, *received);
+  }
   double took = 0;
+  for (int i = 0; i < d->ninputs; i++)
+    *received += in[i].node != d->node ? in[i].bytes : 0;
+  if (e->remote) { /* a worker process: over the real links */
+    *rc = e->remote->fetch(w, d, in, &took);
+    return took;
+  }
   for (int i = 0; i < d->ninputs;) {
     int from = in[i].node;
     double bytes = 0;
@@ -591,7 +613,7 @@ void sl__exec_run_task(worker *w, const sl_decision *d, double launched, input_r
     }
   }
   if (rc == 0)
-    tr.transfer = receive_inputs(e, d, in);
+    tr.transfer = receive_inputs(w, d, in, &tr.transfer_bytes, &rc);
   tr.start_abs = monotonic_s();
   tr.charge = modelled ? d->charge_s : 0;
   if (!modelled && rc == 0)
@@ -610,6 +632,12 @@ void sl__exec_run_task(worker *w, const sl_decision *d, double launched, input_r
   double end = sl__exec_now(e);
   if (rc == 0 && w->killed)
     rc = SL_EINTR; /* written off while it ran, even if it emitted nothing */
+  if (e->remote) { /* a worker process: the head tells its core and records it */
+    sl_task_status st = rc == 0 ? SL_TASK_DONE : w->killed || tr.gone ? SL_TASK_CANCELLED : SL_TASK_FAILED;
+    sl_task_record r = attempt_record(d, &tr, start, end, st);
+    e->remote->ended(w, d, &r, rc == SL_EKERNEL && !e->stop ? SL_EKERNEL : rc);
+    return;
+  }
   if (tr.transfer > 0 && sl_core_task_live(e->core, d->task))
     sl_core_note_transfer(e->core, d->task, tr.transfer);
   w->done_row = -1;

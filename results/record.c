@@ -742,7 +742,8 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
   const char *cols[] = {"task", "origin", "attempt", "op", "op_name", "node", "node_name", "slot", "start_s",
                         "end_s", "rows_in", "bytes_in", "rows_out", "bytes_out", "partitions_out",
                         "status", "speed", "waited_s", "transfer_s", "spread", "fresh", "spill_write_s",
-                        "spill_write_bytes", "spill_read_s", "spill_read_bytes", "dispatch_s", "handoff_s", NULL};
+                        "spill_write_bytes", "spill_read_s", "spill_read_bytes", "dispatch_s", "handoff_s",
+                        "transfer_bytes", NULL};
   for (int i = 0; cols[i]; i++)
     field_str(&o, cols[i]);
   end_row(&o);
@@ -783,6 +784,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
       field_num(&o, t->handoff_s);
     else
       field_str(&o, ""); /* its finish gave its slot nothing */
+    field_count(&o, t->transfer_bytes);
     end_row(&o);
   }
   free(names);

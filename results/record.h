@@ -33,6 +33,7 @@ typedef struct {
   double speed; /**< of the node's resource the attempt ran on (the order's) */
   double waited_s; /**< held by backpressure: an emission refused until RESUME */
   double transfer_s; /**< receiving its inputs: storage reads and partitions from other nodes */
+  double transfer_bytes; /**< the bytes it received so: from storage and from other nodes */
   /* its node's disk: writing the outputs the core spilled, reading back the
    * spilled inputs (seconds and bytes; not in transfer_s) */
   double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;

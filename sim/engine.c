@@ -68,7 +68,8 @@ void sl__sim_record(sim *s, const slot_t *w, sl_task_status status, double end)
                       .slot = w->slot, .start_s = w->start, .end_s = end, .rows_in = w->rows_in,
                       .rows_out = w->emitted_rows, .bytes_in = w->bytes_in, .bytes_out = w->bytes_out,
                       .parts_out = w->parts_out, .status = status, .speed = w->speed,
-                      .waited_s = w->waited, .transfer_s = w->transfer, .spread = w->spread,
+                      .waited_s = w->waited, .transfer_s = w->transfer,
+                      .transfer_bytes = w->transfer_bytes, .spread = w->spread,
                       .fresh = w->fresh, .spill_write_s = w->spill_write_s,
                       .spill_write_bytes = w->spill_write_bytes, .spill_read_s = w->spill_read_s,
                       .spill_read_bytes = w->spill_read_bytes, .dispatch_s = w->launch_delay,
@@ -215,6 +216,7 @@ static void on_launch(sim *s, const sl_decision *d, double now)
   w->handoff_delay = 0;
   w->waited = 0;
   w->transfer = 0;
+  w->transfer_bytes = 0;
   w->spill_write_s = w->spill_write_bytes = w->spill_read_s = w->spill_read_bytes = 0;
   w->start = now;
   if (copy_inputs(w, d) < 0)
@@ -459,6 +461,7 @@ static void fetch_inputs(slot_t *w)
   if (op->kind == SL_OP_SOURCE && op->read_bytes_per_row > 0) {
     double bytes = (double)w->rows_in * op->read_bytes_per_row;
     const node_t *nd = &s->nodes[w->node];
+    w->transfer_bytes += bytes;
     if (bytes > 0 && s->plan->source_from_disk && nd->disk) /* its input laid out on its node */
       sg_disk_read(nd->disk, (sg_size_t)(bytes + nd->access_read_bytes));
     else if (bytes > 0 && !s->plan->source_from_disk && s->storage)
@@ -484,8 +487,10 @@ static void fetch_inputs(slot_t *w)
       w->spill_read_s += sim_clock() - t0;
       w->spill_read_bytes += spilled;
     }
-    if (from != w->node)
+    if (from != w->node) {
       sg_host_sendto(s->nodes[from].cpu, s->nodes[w->node].cpu, bytes);
+      w->transfer_bytes += bytes;
+    }
     w->pulling_from = -1;
   }
 }

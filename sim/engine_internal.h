@@ -54,6 +54,7 @@ typedef struct {
   bool first_chunk_only; /* outputs at the end: all the work before the first emission */
   double waited; /* held by backpressure so far */
   double transfer; /* receiving its inputs: storage reads and remote partitions */
+  double transfer_bytes; /* the bytes received so */
   /* the spill disk: outputs written, spilled inputs read back (seconds, bytes) */
   double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
   sl_input *inputs;   /* the order's inputs, copied: where to pull them from */

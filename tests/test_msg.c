@@ -221,8 +221,27 @@ static void test_every_kind_round_trips(void **state)
   assert_int_equal(back.u.emit.part, 99);
   assert_int_equal(back.u.emit.fate, SL_MSG_FATE_HOLD);
 
-  const sl_msg_kind task_kinds[] = {SL_MSG_FINISHED, SL_MSG_CANCEL, SL_MSG_RESUME};
-  for (size_t i = 0; i < 3; i++) {
+  head(&m, SL_MSG_FINISHED);
+  m.u.finished = (sl_msg_finished){.task = 4000000001u, .parts_out = 7, .rows_out = -5, .bytes_out = 3.5,
+                                   .run_s = 0.25, .waited_s = 1e-9, .transfer_s = 2, .transfer_bytes = 1e12,
+                                   .spill_write_s = 3, .spill_write_bytes = 4, .spill_read_s = 5,
+                                   .spill_read_bytes = 6, .spread = 1.5};
+  round_trip(&m, &back);
+  assert_memory_equal(&back.u.finished, &m.u.finished, sizeof m.u.finished);
+
+  head(&m, SL_MSG_PLAN);
+  static const char args[] = "workloads/sort.ini\0--model\0batch\0";
+  m.u.plan = (sl_msg_plan){.slots = 3, .argc = 3, .args = args, .args_len = sizeof args - 1};
+  strcpy(m.u.plan.cwd, "/home/user/sluice");
+  round_trip(&m, &back);
+  assert_int_equal(back.u.plan.slots, 3);
+  assert_int_equal(back.u.plan.argc, 3);
+  assert_string_equal(back.u.plan.cwd, "/home/user/sluice");
+  assert_int_equal(back.u.plan.args_len, sizeof args - 1);
+  assert_memory_equal(back.u.plan.args, args, sizeof args - 1);
+
+  const sl_msg_kind task_kinds[] = {SL_MSG_CANCEL, SL_MSG_RESUME};
+  for (size_t i = 0; i < 2; i++) {
     head(&m, task_kinds[i]);
     m.u.task.task = 4000000000u + (uint32_t)i;
     round_trip(&m, &back);
@@ -231,7 +250,9 @@ static void test_every_kind_round_trips(void **state)
 
   head(&m, SL_MSG_FAILED);
   m.u.failed = (sl_msg_failed){.task = 8, .op = 2, .node = -1, .code = SL_EOOM};
+  strcpy(m.u.failed.why, "node 2: out of memory");
   round_trip(&m, &back);
+  assert_string_equal(back.u.failed.why, "node 2: out of memory");
   assert_int_equal(back.u.failed.task, 8);
   assert_int_equal(back.u.failed.op, 2);
   assert_int_equal(back.u.failed.node, -1);
@@ -368,6 +389,15 @@ static void sample(sl_msg_kind k, sl_msg *m)
   case SL_MSG_PEER:
     strcpy(m->u.peer.endpoint, "tcp://127.0.0.1:5001");
     break;
+  case SL_MSG_FAILED:
+    strcpy(m->u.failed.why, "stopped");
+    break;
+  case SL_MSG_PLAN: {
+    static const char args[] = "a.ini\0--quiet\0";
+    m->u.plan = (sl_msg_plan){.slots = 2, .argc = 2, .args = args, .args_len = sizeof args - 1};
+    strcpy(m->u.plan.cwd, "/");
+    break;
+  }
   case SL_MSG_LAUNCH:
     d = test_launch();
     sl_msg_set_launch(m, &d, 1);
@@ -544,7 +574,7 @@ static void test_bad_values_are_refused(void **state)
   sample(SL_MSG_EMIT, &m);
   encode(&m, &f);
   poke_u32(f.data[0] + SL_MSG_ENVELOPE + 28, SL_MSG_FATE_NKINDS);
-  assert_refused(&f, "emit: unknown fate 5");
+  assert_refused(&f, "emit: unknown fate 6");
   poke_u32(f.data[0] + SL_MSG_ENVELOPE + 28, UINT32_MAX);
   assert_refused(&f, "emit: unknown fate -1");
   frames_free(&f);
@@ -556,6 +586,23 @@ static void test_bad_values_are_refused(void **state)
   poke_u32(f.data[0] + SL_MSG_ENVELOPE + 16, 1);
   poke_u32(f.data[0] + SL_MSG_ENVELOPE + 20, 0);
   assert_refused(&f, "chunk of 0 bytes");
+  frames_free(&f);
+
+  /* a PLAN's arguments: as many NUL-ended strings as it says, no more */
+  sample(SL_MSG_PLAN, &m);
+  encode(&m, &f);
+  poke_u32(f.data[0] + SL_MSG_ENVELOPE + 4, 3);
+  assert_refused(&f, "plan: 3 arguments said, 2 sent");
+  poke_u32(f.data[0] + SL_MSG_ENVELOPE + 4, 2);
+  f.len[2]--;
+  assert_refused(&f, "plan: the last argument is not ended by a NUL");
+  f.len[2] = 0;
+  assert_refused(&f, "plan: 2 arguments said, 0 sent");
+  frames_free(&f);
+  sample(SL_MSG_FAILED, &m);
+  encode(&m, &f);
+  f.len[1] = 0;
+  assert_refused(&f, "failed: the reason is empty");
   frames_free(&f);
 }
 

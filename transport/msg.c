@@ -50,6 +50,14 @@ static const field launch_f[] = {
 static const field emit_f[] = {F(u.emit.task),  F(u.emit.index), F(u.emit.rows),
                                F(u.emit.bytes), F(u.emit.part),  F(u.emit.fate)};
 static const field task_f[] = {F(u.task.task)};
+static const field finished_f[] = {
+    F(u.finished.task),          F(u.finished.parts_out),         F(u.finished.rows_out),
+    F(u.finished.bytes_out),     F(u.finished.run_s),             F(u.finished.waited_s),
+    F(u.finished.transfer_s),    F(u.finished.transfer_bytes),    F(u.finished.spill_write_s),
+    F(u.finished.spill_write_bytes), F(u.finished.spill_read_s),  F(u.finished.spill_read_bytes),
+    F(u.finished.spread),
+};
+static const field plan_f[] = {F(u.plan.slots), F(u.plan.argc)};
 static const field failed_f[] = {F(u.failed.task), F(u.failed.op), F(u.failed.node), F(u.failed.code)};
 static const field heartbeat_f[] = {F(u.heartbeat.seq)};
 static const field bye_f[] = {F(u.bye.code)};
@@ -69,12 +77,12 @@ static const struct {
 } kinds[SL_MSG_NKINDS] = {
     [SL_MSG_HELLO] = {"hello", FIELDS(hello_f), 3},    [SL_MSG_WELCOME] = {"welcome", FIELDS(welcome_f), 1},
     [SL_MSG_PEER] = {"peer", FIELDS(peer_f), 2},       [SL_MSG_LAUNCH] = {"launch", FIELDS(launch_f), 2},
-    [SL_MSG_EMIT] = {"emit", FIELDS(emit_f), 1},       [SL_MSG_FINISHED] = {"finished", FIELDS(task_f), 1},
-    [SL_MSG_FAILED] = {"failed", FIELDS(failed_f), 1}, [SL_MSG_HEARTBEAT] = {"heartbeat", FIELDS(heartbeat_f), 1},
+    [SL_MSG_EMIT] = {"emit", FIELDS(emit_f), 1},       [SL_MSG_FINISHED] = {"finished", FIELDS(finished_f), 1},
+    [SL_MSG_FAILED] = {"failed", FIELDS(failed_f), 2}, [SL_MSG_HEARTBEAT] = {"heartbeat", FIELDS(heartbeat_f), 1},
     [SL_MSG_CANCEL] = {"cancel", FIELDS(task_f), 1},   [SL_MSG_RESUME] = {"resume", FIELDS(task_f), 1},
     [SL_MSG_DROP] = {"drop", FIELDS(part_f), 1},       [SL_MSG_DELIVER] = {"deliver", FIELDS(part_f), 1},
     [SL_MSG_BYE] = {"bye", FIELDS(bye_f), 1},          [SL_MSG_FETCH] = {"fetch", FIELDS(fetch_f), 1},
-    [SL_MSG_CHUNK] = {"chunk", FIELDS(chunk_f), -1},
+    [SL_MSG_CHUNK] = {"chunk", FIELDS(chunk_f), -1},  [SL_MSG_PLAN] = {"plan", FIELDS(plan_f), 3},
 };
 
 /* Bytes of a kind's header, envelope included. */
@@ -180,6 +188,27 @@ static int check_chunk(const sl_msg_chunk *c, char *err, size_t errlen)
   return 0;
 }
 
+/* A PLAN's arguments: argc strings, each ended by its NUL, and nothing after. */
+static int check_plan(const sl_msg_plan *p, char *err, size_t errlen)
+{
+  int rc = check_string(p->cwd, SL_MSG_PATH_MAX, "plan: the working directory", err, errlen);
+  if (rc)
+    return rc;
+  if (p->argc > SL_MSG_ARGC_MAX)
+    return sl__msg_fail(SL_EPROTO, err, errlen, "plan: %u arguments, at most %d", p->argc, SL_MSG_ARGC_MAX);
+  if (p->args_len > SL_MSG_ARGS_MAX)
+    return sl__msg_fail(SL_EPROTO, err, errlen, "plan: %zu bytes of arguments, at most %d", p->args_len,
+                        SL_MSG_ARGS_MAX);
+  if (p->args_len > 0 && (!p->args || p->args[p->args_len - 1] != '\0'))
+    return sl__msg_fail(SL_EPROTO, err, errlen, "plan: the last argument is not ended by a NUL");
+  uint32_t n = 0;
+  for (size_t i = 0; i < p->args_len; i++)
+    n += p->args[i] == '\0';
+  if (n != p->argc)
+    return sl__msg_fail(SL_EPROTO, err, errlen, "plan: %u arguments said, %u sent", p->argc, n);
+  return 0;
+}
+
 /* What the struct can hold and a sender never sends. */
 static int check(const sl_msg *m, char *err, size_t errlen)
 {
@@ -203,6 +232,10 @@ static int check(const sl_msg *m, char *err, size_t errlen)
     if ((unsigned)m->u.emit.fate >= SL_MSG_FATE_NKINDS)
       return sl__msg_fail(SL_EPROTO, err, errlen, "emit: unknown fate %d", (int)m->u.emit.fate);
     return 0;
+  case SL_MSG_FAILED:
+    return check_string(m->u.failed.why, SL_MSG_WHY_MAX, "failed: the reason", err, errlen);
+  case SL_MSG_PLAN:
+    return check_plan(&m->u.plan, err, errlen);
   case SL_MSG_FETCH:
     if (m->u.fetch.credit == 0 || m->u.fetch.chunk_bytes == 0)
       return sl__msg_fail(SL_EPROTO, err, errlen,
@@ -306,6 +339,14 @@ int sl_msg_encode(const sl_msg *m, sl_msg_frames *out, char *err, size_t errlen)
     break;
   case SL_MSG_PEER:
     out->part[out->nparts++] = (sl_msg_part){m->u.peer.endpoint, strlen(m->u.peer.endpoint)};
+    break;
+  case SL_MSG_FAILED:
+    out->part[out->nparts++] = (sl_msg_part){m->u.failed.why, strlen(m->u.failed.why)};
+    break;
+  case SL_MSG_PLAN:
+    out->part[out->nparts++] = (sl_msg_part){m->u.plan.cwd, strlen(m->u.plan.cwd)};
+    /* never NULL, even empty */
+    out->part[out->nparts++] = (sl_msg_part){m->u.plan.args_len ? (const void *)m->u.plan.args : out->head, m->u.plan.args_len};
     break;
   case SL_MSG_LAUNCH:
     if (put_inputs(&m->u.launch, out) != 0)
@@ -478,6 +519,16 @@ static int get_frames(const sl_msg_part *parts, int nparts, sl_msg *m, char *err
   }
   case SL_MSG_PEER:
     return get_string(&parts[1], m->u.peer.endpoint, SL_MSG_ENDPOINT_MAX, "peer: the endpoint", err, errlen);
+  case SL_MSG_FAILED:
+    return get_string(&parts[1], m->u.failed.why, SL_MSG_WHY_MAX, "failed: the reason", err, errlen);
+  case SL_MSG_PLAN: {
+    int rc = get_string(&parts[1], m->u.plan.cwd, SL_MSG_PATH_MAX, "plan: the working directory", err, errlen);
+    if (rc)
+      return rc;
+    m->u.plan.args = parts[2].data;
+    m->u.plan.args_len = parts[2].len;
+    return 0;
+  }
   case SL_MSG_LAUNCH:
     return get_inputs(&parts[1], m, err, errlen);
   case SL_MSG_CHUNK:

@@ -82,6 +82,7 @@ typedef enum {
   SL_MSG_BYE,       /**< either way: leaving, with a reason */
   SL_MSG_FETCH,     /**< worker -> worker: send chunks of a partition */
   SL_MSG_CHUNK,     /**< worker -> worker: a chunk of a partition, or why there is none */
+  SL_MSG_PLAN,      /**< head -> worker: the run's command line, to build the same plan from */
   SL_MSG_NKINDS
 } sl_msg_kind;
 
@@ -92,6 +93,7 @@ typedef enum {
   SL_MSG_FATE_SPILLED,   /**< write it to local disk */
   SL_MSG_FATE_DISCARDED, /**< a re-run made it again: free it */
   SL_MSG_FATE_HOLD,      /**< keep the bytes and send the EMIT again after a RESUME */
+  SL_MSG_FATE_GONE,      /**< the attempt is written off (or the run is failing): free the bytes, stop */
   SL_MSG_FATE_NKINDS
 } sl_msg_fate;
 
@@ -146,17 +148,63 @@ typedef struct {
   sl_msg_fate fate;
 } sl_msg_emit;
 
-/** @brief FINISHED, CANCEL, RESUME. Field: task u32. */
+/** @brief CANCEL, RESUME. Field: task u32. */
 typedef struct {
   sl_task_id task;
 } sl_msg_task;
 
+/**
+ * @brief FINISHED. Fields: task u32, parts_out u32, rows_out i64, then
+ *        f64s: bytes_out, run_s (from the worker taking the order to its
+ *        end), waited_s (held by backpressure), transfer_s and
+ *        transfer_bytes (its inputs from storage and other nodes),
+ *        spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes,
+ *        spread (the order's, or 1 for a kernel that takes its own time).
+ *        What the head writes to tasks.csv.
+ */
+typedef struct {
+  sl_task_id task;
+  uint32_t parts_out;
+  int64_t rows_out;
+  double bytes_out, run_s, waited_s, transfer_s, transfer_bytes;
+  double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes, spread;
+} sl_msg_finished;
+
+/** @brief Longest reason a FAILED carries, NUL excluded. */
+#define SL_MSG_WHY_MAX 512
+
 /** @brief FAILED. Fields: task u32, op i32, node i32, code i32 (a negative
- *  code of models/error.h). */
+ *  code of models/error.h; SL_EINTR: the attempt stopped as told, any
+ *  other: the run cannot go on); frame: why, 1 to SL_MSG_WHY_MAX bytes.
+ *  A failure of the worker itself, in no task, names task SL_NONE. */
 typedef struct {
   sl_task_id task;
   int32_t op, node, code;
+  char why[SL_MSG_WHY_MAX + 1];
 } sl_msg_failed;
+
+/** @brief Longest working directory a PLAN carries, NUL excluded. */
+#define SL_MSG_PATH_MAX 1024
+
+/** @brief Most bytes of a PLAN's arguments, their NULs included. */
+#define SL_MSG_ARGS_MAX 65536
+
+/** @brief Most arguments of a PLAN. */
+#define SL_MSG_ARGC_MAX 256
+
+/**
+ * @brief PLAN. Fields: slots u32 (slots the worker's node runs), argc u32;
+ *        frames: the head's working directory, then its @c argc arguments
+ *        after `sluice run`, each ended by a NUL, back to back. The worker
+ *        builds the run's plan from them, as the head did.
+ */
+typedef struct {
+  uint32_t slots;
+  uint32_t argc;
+  char cwd[SL_MSG_PATH_MAX + 1];
+  const char *args; /**< borrowed: from the frame decoded, or the sender's */
+  size_t args_len;
+} sl_msg_plan;
 
 /** @brief HEARTBEAT. Field: seq u64, counting the sender's heartbeats. */
 typedef struct {
@@ -225,13 +273,15 @@ typedef struct {
     sl_decision launch; /**< a LAUNCH decision's fields (kind, part, keep_split, code, stalled_s
                              and delay_s are not sent); in and inputs: see sl_msg_decode() */
     sl_msg_emit emit;
-    sl_msg_task task;   /**< FINISHED, CANCEL, RESUME */
+    sl_msg_task task;   /**< CANCEL, RESUME */
+    sl_msg_finished finished;
     sl_msg_failed failed;
     sl_msg_heartbeat heartbeat;
     sl_msg_bye bye;
     sl_msg_part_order part; /**< DROP, DELIVER */
     sl_msg_fetch fetch;
     sl_msg_chunk chunk;
+    sl_msg_plan plan;
   } u;
   /* A decoded LAUNCH's inputs live here; private. */
   sl_input *in_store;

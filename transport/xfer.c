@@ -50,6 +50,8 @@ struct sl_xfer_server {
   sl_wire_in *in;
   sl_msg msg, out;
   sl_msg_frames frames;
+  sl_xfer_lookup_fn lookup;
+  void *lookup_ctx;
 };
 
 static void unref(entry *e)
@@ -193,6 +195,12 @@ int sl_xfer_server_publish(sl_xfer_server *s, sl_part_id part, const sl_xfer_seg
   return 0;
 }
 
+void sl_xfer_server_set_lookup(sl_xfer_server *s, sl_xfer_lookup_fn fn, void *ctx)
+{
+  s->lookup = fn;
+  s->lookup_ctx = ctx;
+}
+
 int sl_xfer_server_withdraw(sl_xfer_server *s, sl_part_id part)
 {
   entry **p = find(s, part), *e = *p;
@@ -228,6 +236,10 @@ static int slice(const entry *e, uint64_t off, uint64_t len, sl_msg_part *out)
 static int answer(sl_xfer_server *s, const sl_wire_peer *to, const sl_msg_fetch *f)
 {
   entry *e = *find(s, f->part);
+  if (!e && s->lookup) {
+    s->lookup(s->lookup_ctx, s, f->part);
+    e = *find(s, f->part);
+  }
   sl_msg *m = &s->out;
   sl_msg_chunk *c = &m->u.chunk;
   m->kind = SL_MSG_CHUNK;

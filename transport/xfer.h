@@ -106,6 +106,15 @@ void *sl_xfer_server_socket(sl_xfer_server *s);
 SL_MUST_CHECK int sl_xfer_server_publish(sl_xfer_server *s, sl_part_id part, const sl_xfer_seg *segs, int nsegs,
                                          sl_xfer_release_fn release, void *ctx);
 
+/** @brief Called for a FETCH of a partition @p s does not serve: it may
+ *  publish it (sl_xfer_server_publish()) before the FETCH is answered,
+ *  so that a store serves its partitions on demand. */
+typedef void (*sl_xfer_lookup_fn)(void *ctx, sl_xfer_server *s, sl_part_id part);
+
+/** @brief Sets the lookup of partitions not served (NULL: none; the FETCH
+ *  is answered SL_ENOENT). */
+void sl_xfer_server_set_lookup(sl_xfer_server *s, sl_xfer_lookup_fn fn, void *ctx);
+
 /** @brief Stops serving @p part: later FETCHes are answered SL_ENOENT, and
  *  its release callback runs once ZeroMQ holds none of its frames (maybe
  *  before this returns). SL_ENOENT when it is not served. */
