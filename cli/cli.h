@@ -115,6 +115,7 @@ bool sl_cli_is_help(const char *s);
 int sl_cmd_plan(int argc, char **argv);
 int sl_cmd_bound(int argc, char **argv);
 int sl_cmd_run(int argc, char **argv);
+int sl_cmd_worker(int argc, char **argv);
 int sl_cmd_sim(int argc, char **argv);
 int sl_cmd_calibrate(int argc, char **argv);
 int sl_cmd_plot(int argc, char **argv);

@@ -9,6 +9,8 @@
 
 #include "cli.h"
 #include "cli/engine_opts.h"
+#include "cli/run_setup.h"
+#include "executor/head.h"
 #include "report.h"
 #include "executor/engine.h"
 #include "executor/local_cluster.h"
@@ -19,6 +21,7 @@
 
 static const char *USAGE =
   "sluice run WORKLOAD [--cluster SPEC] [--model MODEL] [--memory SIZE] [--on-full spill|oom]\n"
+  "                    [--launch local|none [--listen ENDPOINT] [--node-timeout TIME]]\n"
   "                    [--fail SCHEDULE] [--out DIR] [--reservation-ratio R]\n"
   "                    [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
   "                    [--seed N] [--stall-timeout TIME] [--max-errored-rows N] [--time-scale F]\n"
@@ -56,6 +59,11 @@ static const char *HELP =
   "                        raydata, spark, flink, sluice (profiles/NAME.ini, each number's source\n"
   "                        beside it), or a profile file\n"
   SL_CLI_AUTOPLACE_HELP
+  "  --launch HOW          run each node of the cluster in a worker process (sluice worker)\n"
+  "                        that this process, the head, drives over ZeroMQ: local (started\n"
+  "                        here) or none (started by hand, or by ssh, srun or any tool)\n"
+  "  --listen ENDPOINT     where the head takes its workers (default tcp://127.0.0.1:*: a free port)\n"
+  "  --node-timeout TIME   a worker silent this long is lost (default 2s)\n"
   "  --quiet               no progress line\n\n"
   "Times need a unit (15s, 500ms, 2min). 'sluice spec' describes the spec files.\n"
   "Exit codes: 0 complete, 1 the run failed or was interrupted, 2 bad usage or input.\n";
@@ -133,117 +141,15 @@ static void print_output_check(const sl_workload *w, const sl_summary *s)
     printf("  output check %s (check = %s)\n", s->output_check, check);
 }
 
-int sl_cmd_run(int argc, char **argv)
+/* Runs a prepared run here, or on worker processes with --launch, and
+ * reports it. */
+static int run_prepared(sl_cli_run *r, int argc, char **argv)
 {
-  enum { O_CLUSTER = 'c', O_MAX_ERRORED = 'e', O_TIME_SCALE = 't', O_HELP = 'h' };
-  static const struct option opts[] = {
-    SL_CLI_ENGINE_LONGOPTS,
-    {"cluster", required_argument, NULL, O_CLUSTER},
-    {"max-errored-rows", required_argument, NULL, O_MAX_ERRORED},
-    {"time-scale", required_argument, NULL, O_TIME_SCALE},
-    {"help", no_argument, NULL, O_HELP},
-    {0}};
-  const char *cluster_arg = NULL;
-  sl_cli_engine_opts a;
-  sl_cli_engine_opts_default(&a);
-  sl_exec_opts eo;
-  sl_exec_opts_default(&eo);
-  double time_scale = 1;
-  int ch;
-  sl_cli_set_command("run");
-  optind = 1;
-  opterr = 0;
-  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    int rc = ch == '?' || ch == ':' ? 1 : sl_cli_engine_option("run", ch, optarg, &a);
-    if (rc != 1) {
-      if (rc)
-        return rc;
-      continue;
-    }
-    switch (ch) {
-    case O_CLUSTER:
-      cluster_arg = optarg;
-      break;
-    case O_MAX_ERRORED: {
-      int64_t n;
-      if (sl_cli_parse_count("run", "--max-errored-rows", optarg, 0, INT64_MAX, &n))
-        return SL_EXIT_USAGE;
-      eo.max_errored_rows = n;
-      break;
-    }
-    case O_TIME_SCALE:
-      if (sl_parse_number(optarg, &time_scale) < 0 || !(time_scale > 0) || !isfinite(time_scale))
-        return sl_cli_usage_error("run", "--time-scale takes a positive factor, not '%s'", optarg);
-      break;
-    case O_HELP:
-      print_help();
-      return SL_EXIT_OK;
-    default:
-      return sl_cli_usage_error("run", "unknown or incomplete option '%s'", argv[optind - 1]);
-    }
-  }
-  if (optind != argc - 1)
-    return sl_cli_usage_error("run", optind >= argc ? "missing WORKLOAD" : "too many arguments");
-  if (sl_cli_engine_opts_check("run", &a))
-    return SL_EXIT_USAGE;
-  eo.core = a.core;
-  if (a.have_seed)
-    eo.core.seed = a.seed;
-  eo.stall_timeout_s = a.stall_timeout_s;
-  eo.record_events = a.record;
-
-  sl_workload w;
-  sl_plan plan;
-  sl_cluster cluster;
-  int rc = sl_cli_load_workload(argv[optind], &w);
-  if (rc)
-    return rc;
-  if (cluster_arg) {
-    if ((rc = sl_cli_load_cluster(cluster_arg, &w, &cluster)))
-      return rc;
-  } else if (sl_exec_local_cluster(&cluster, 0) < 0) {
-    fprintf(stderr, "sluice run: cannot describe this machine\n");
-    return SL_EXIT_FAILED;
-  }
-  /* the order first: the plan follows it */
-  if ((a.auto_order && (rc = sl_cli_auto_order("run", &w, &cluster, a.quiet))) || (rc = sl_cli_build_plan(&w, &plan))) {
-    sl_cluster_free(&cluster);
-    return rc;
-  }
-  if ((rc = sl_cli_apply_profile("run", a.profile, &plan))) {
-    sl_cluster_free(&cluster);
-    return rc;
-  }
-  if (a.memory > 0)
-    sl_cluster_set_store(&cluster, a.memory);
-  /* the plan of faster operators on faster links: the core then sizes,
-   * paces and bounds the run by the times it takes, as the simulator of
-   * its calibrated costs does (the executor's core started from the
-   * unscaled times, admitted half as fast in its first second, and
-   * fig9-small ran 5% slower than its simulation) */
-  sl_plan_scale_time(&plan, time_scale);
-  sl_cluster_scale_time(&cluster, time_scale);
-  eo.time_scale = time_scale;
-  if (a.replay) {
-    sl_core_opts core = sl_exec_core_opts(&eo);
-    rc = sl_cli_replay("run", &plan, &cluster, &core, a.replay);
-    sl_cluster_free(&cluster);
-    return rc;
-  }
-  char err[600], outdir[512];
-  if (sl_faults_parse(a.fail, &plan, &cluster, &eo.faults, err, sizeof err) < 0) {
-    sl_cluster_free(&cluster);
-    return sl_cli_usage_error("run", "--fail: %s", err);
-  }
-  snprintf(outdir, sizeof outdir, "%s", a.out ? a.out : "");
-  if (!a.out)
-    snprintf(outdir, sizeof outdir, "runs/run-%s-%s", w.name, sl_core_opts_model_name(&eo.core));
-  if ((rc = sl_cli_make_parents("run", outdir))) {
-    sl_cluster_free(&cluster);
-    return rc;
-  }
-  eo.out_dir = outdir;
-  eo.progress = !a.quiet && isatty(STDERR_FILENO);
+  sl_exec_opts eo = r->eo;
+  const sl_plan *pp = &r->plan;
+  const sl_cluster *cp = &r->cluster;
+  const char *outdir = r->outdir;
+  const sl_workload *w = &r->w;
   eo.interrupted = &interrupted;
   struct sigaction sa = {0};
   sa.sa_handler = on_signal;
@@ -255,10 +161,22 @@ int sl_cmd_run(int argc, char **argv)
 
   sl_summary s;
   memset(&s, 0, sizeof s);
-  rc = sl_exec_run(&plan, &cluster, &eo, &s, err, sizeof err);
+  char err[600];
+  int rc;
+  if (r->launch) {
+    sl_head_opts ho;
+    sl_head_opts_default(&ho);
+    ho.launch = r->launch;
+    ho.listen = r->listen;
+    ho.node_timeout_s = r->node_timeout_s;
+    ho.argc = argc - 1; /* after "run" */
+    ho.argv = (const char *const *)argv + 1;
+    rc = sl_head_run(pp, cp, &eo, &ho, &s, err, sizeof err);
+  } else {
+    rc = sl_exec_run(pp, cp, &eo, &s, err, sizeof err);
+  }
   if (rc == 0 && s.complete && s.real_kernels)
-    bound_of_measured_costs(&plan, &cluster, outdir, &s);
-  sl_cluster_free(&cluster);
+    bound_of_measured_costs(pp, cp, outdir, &s);
   if (rc == SL_EIO && s.workload[0] == 0) {
     fprintf(stderr, "sluice run: %s\n", err);
     return SL_EXIT_FAILED;
@@ -273,7 +191,7 @@ int sl_cmd_run(int argc, char **argv)
   printf("  rows %.0f of %.0f, tasks %lld (%lld retried), lost partitions %lld, checksum %016llx\n",
          s.rows, s.expected_rows, (long long)s.tasks, (long long)s.retried_tasks,
          (long long)s.lost_partitions, (unsigned long long)s.sink_checksum);
-  print_output_check(&w, &s);
+  print_output_check(w, &s);
   printf("  peak RSS %.1f MB, accelerator %s\n", s.peak_rss_bytes / 1e6, s.accelerator);
   sl_cli_print_stores(stdout, &s);
   sl_cli_print_idle(stdout, &s);
@@ -287,4 +205,163 @@ int sl_cmd_run(int argc, char **argv)
     return SL_EXIT_FAILED;
   }
   return SL_EXIT_OK;
+}
+
+int sl_cli_run_prepare(int argc, char **argv, sl_cli_run *r)
+{
+  enum { O_CLUSTER = 'c', O_MAX_ERRORED = 'e', O_TIME_SCALE = 't', O_HELP = 'h', O_LAUNCH = 2000, O_LISTEN,
+         O_NODE_TIMEOUT };
+  static const struct option opts[] = {
+    SL_CLI_ENGINE_LONGOPTS,
+    {"cluster", required_argument, NULL, O_CLUSTER},
+    {"max-errored-rows", required_argument, NULL, O_MAX_ERRORED},
+    {"time-scale", required_argument, NULL, O_TIME_SCALE},
+    {"launch", required_argument, NULL, O_LAUNCH},
+    {"listen", required_argument, NULL, O_LISTEN},
+    {"node-timeout", required_argument, NULL, O_NODE_TIMEOUT},
+    {"help", no_argument, NULL, O_HELP},
+    {0}};
+  const char *cluster_arg = NULL;
+  memset(r, 0, sizeof *r);
+  sl_cli_engine_opts_default(&r->a);
+  sl_exec_opts_default(&r->eo);
+  r->time_scale = 1;
+  r->node_timeout_s = 2;
+  r->listen = "tcp://127.0.0.1:*";
+  sl_cli_engine_opts *a = &r->a;
+  sl_exec_opts *eo = &r->eo;
+  int ch;
+  sl_cli_set_command("run");
+  optind = 1;
+  opterr = 0;
+  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    int rc = ch == '?' || ch == ':' ? 1 : sl_cli_engine_option("run", ch, optarg, a);
+    if (rc != 1) {
+      if (rc)
+        return rc;
+      continue;
+    }
+    switch (ch) {
+    case O_CLUSTER:
+      cluster_arg = optarg;
+      break;
+    case O_MAX_ERRORED: {
+      int64_t n;
+      if (sl_cli_parse_count("run", "--max-errored-rows", optarg, 0, INT64_MAX, &n))
+        return SL_EXIT_USAGE;
+      eo->max_errored_rows = n;
+      break;
+    }
+    case O_TIME_SCALE:
+      if (sl_parse_number(optarg, &r->time_scale) < 0 || !(r->time_scale > 0) || !isfinite(r->time_scale))
+        return sl_cli_usage_error("run", "--time-scale takes a positive factor, not '%s'", optarg);
+      break;
+    case O_LAUNCH:
+      if (strcmp(optarg, "local") && strcmp(optarg, "none"))
+        return sl_cli_usage_error("run", "--launch takes local or none, not '%s'", optarg);
+      r->launch = optarg;
+      break;
+    case O_LISTEN:
+      r->listen = optarg;
+      break;
+    case O_NODE_TIMEOUT:
+      if (sl_cli_parse_time("run", "--node-timeout", optarg, true, &r->node_timeout_s))
+        return SL_EXIT_USAGE;
+      break;
+    case O_HELP:
+      print_help();
+      return -1;
+    default:
+      return sl_cli_usage_error("run", "unknown or incomplete option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind != argc - 1)
+    return sl_cli_usage_error("run", optind >= argc ? "missing WORKLOAD" : "too many arguments");
+  if (sl_cli_engine_opts_check("run", a))
+    return SL_EXIT_USAGE;
+  if (r->launch && (a->replay || a->record))
+    return sl_cli_usage_error("run", "--launch runs the plan on worker processes: --record-events and "
+                                     "--replay-events are for a run in this process");
+  eo->core = a->core;
+  if (a->have_seed)
+    eo->core.seed = a->seed;
+  eo->stall_timeout_s = a->stall_timeout_s;
+  eo->record_events = a->record;
+
+  int rc = sl_cli_load_workload(argv[optind], &r->w);
+  if (rc)
+    return rc;
+  if (cluster_arg) {
+    if ((rc = sl_cli_load_cluster(cluster_arg, &r->w, &r->cluster)))
+      return rc;
+  } else if (sl_exec_local_cluster(&r->cluster, 0) < 0) {
+    fprintf(stderr, "sluice run: cannot describe this machine\n");
+    return SL_EXIT_FAILED;
+  }
+  r->have_cluster = true;
+  /* the order first: the plan follows it */
+  if ((a->auto_order && (rc = sl_cli_auto_order("run", &r->w, &r->cluster, a->quiet))) ||
+      (rc = sl_cli_build_plan(&r->w, &r->plan)) || (rc = sl_cli_apply_profile("run", a->profile, &r->plan))) {
+    sl_cli_run_free(r);
+    return rc;
+  }
+  if (a->memory > 0)
+    sl_cluster_set_store(&r->cluster, a->memory);
+  /* the plan of faster operators on faster links: the core then sizes,
+   * paces and bounds the run by the times it takes, as the simulator of
+   * its calibrated costs does (the executor's core started from the
+   * unscaled times, admitted half as fast in its first second, and
+   * fig9-small ran 5% slower than its simulation) */
+  sl_plan_scale_time(&r->plan, r->time_scale);
+  sl_cluster_scale_time(&r->cluster, r->time_scale);
+  eo->time_scale = r->time_scale;
+  if (a->replay)
+    return 0;
+  char err[600];
+  if (sl_faults_parse(a->fail, &r->plan, &r->cluster, &eo->faults, err, sizeof err) < 0) {
+    sl_cli_run_free(r);
+    return sl_cli_usage_error("run", "--fail: %s", err);
+  }
+  snprintf(r->outdir, sizeof r->outdir, "%s", a->out ? a->out : "");
+  if (!a->out)
+    snprintf(r->outdir, sizeof r->outdir, "runs/run-%s-%s", r->w.name, sl_core_opts_model_name(&eo->core));
+  if ((rc = sl_cli_make_parents("run", r->outdir))) {
+    sl_cli_run_free(r);
+    return rc;
+  }
+  eo->out_dir = r->outdir;
+  eo->progress = !a->quiet && isatty(STDERR_FILENO);
+  return 0;
+}
+
+void sl_cli_run_free(sl_cli_run *r)
+{
+  if (r->have_cluster)
+    sl_cluster_free(&r->cluster);
+  r->have_cluster = false;
+}
+
+int sl_cmd_run(int argc, char **argv)
+{
+  sl_cli_run *r = malloc(sizeof *r);
+  if (!r) {
+    fprintf(stderr, "sluice run: out of memory\n");
+    return SL_EXIT_FAILED;
+  }
+  int rc = sl_cli_run_prepare(argc, argv, r);
+  if (rc) {
+    free(r);
+    return rc < 0 ? SL_EXIT_OK : rc;
+  }
+  if (r->a.replay) {
+    sl_core_opts core = sl_exec_core_opts(&r->eo);
+    rc = sl_cli_replay("run", &r->plan, &r->cluster, &core, r->a.replay);
+    sl_cli_run_free(r);
+    free(r);
+    return rc;
+  }
+  rc = run_prepared(r, argc, argv);
+  sl_cli_run_free(r);
+  free(r);
+  return rc;
 }

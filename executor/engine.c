@@ -88,6 +88,19 @@ static worker *worker_at(engine *e, int node, int slot)
   return &e->workers[node][slot];
 }
 
+void sl__exec_sink_rows(engine *e, const sl_rows *rows)
+{
+  if (sl_sink_deliver(e->sink, rows) < 0)
+    sl__exec_fail(e, SL_ESTATE, "sink: %s", sl_sink_last_error(e->sink));
+  else if (e->sort_check && sl_sort_check_partition(e->sort_check, rows) < 0) {
+    e->sort_check_failed = true;
+    sl__exec_fail(e, SL_ESTATE, "sort check: %s", sl_sort_check_error(e->sort_check));
+  } else if (e->group_check && sl_group_check_partition(e->group_check, rows) < 0) {
+    e->group_check_failed = true;
+    sl__exec_fail(e, SL_ESTATE, "group check: %s", sl_group_check_error(e->group_check));
+  }
+}
+
 static void deliver(engine *e, const sl_decision *d)
 {
   const sl_rows *mem;
@@ -110,15 +123,7 @@ static void deliver(engine *e, const sl_decision *d)
     }
     mem = &loaded;
   }
-  if (sl_sink_deliver(e->sink, mem) < 0)
-    sl__exec_fail(e, SL_ESTATE, "sink: %s", sl_sink_last_error(e->sink));
-  else if (e->sort_check && sl_sort_check_partition(e->sort_check, mem) < 0) {
-    e->sort_check_failed = true;
-    sl__exec_fail(e, SL_ESTATE, "sort check: %s", sl_sort_check_error(e->sort_check));
-  } else if (e->group_check && sl_group_check_partition(e->group_check, mem) < 0) {
-    e->group_check_failed = true;
-    sl__exec_fail(e, SL_ESTATE, "group check: %s", sl_group_check_error(e->group_check));
-  }
+  sl__exec_sink_rows(e, mem);
 out_release:
   sl_rows_free(&loaded);
   sl_store_release(e->store, b);
@@ -188,7 +193,17 @@ static void hand_garbage(engine *e)
   pthread_cond_signal(&e->reclaim_cv);
 }
 
-static void mark_fault(engine *e, double now, const char *kind, int node, const char *op);
+void sl__exec_rollback(engine *e, const sl_decision *d)
+{
+  sl_sink_rollback(e->sink, d->keep_split, (uint32_t)e->plan->ops[0].tasks);
+  if (e->sort_check)
+    sl_sort_check_rolled_back(e->sort_check);
+  if (e->group_check)
+    sl_group_check_rollback(e->group_check, d->keep_split, (uint32_t)e->plan->ops[0].tasks);
+  if (sl_recorder_rollback(e->rec, sl__exec_now(e), e->core) < 0)
+    sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
+}
+
 
 /* Acts on every pending decision of the core. Called with the lock held;
  * returns true when a LAUNCH landed on @p self (it runs it next). */
@@ -239,13 +254,7 @@ bool sl__exec_drain(engine *e, worker *self)
       sl_store_drop(e->store, d.part);
       break;
     case SL_DEC_ROLLBACK:
-      sl_sink_rollback(e->sink, d.keep_split, (uint32_t)e->plan->ops[0].tasks);
-      if (e->sort_check)
-        sl_sort_check_rolled_back(e->sort_check);
-      if (e->group_check)
-        sl_group_check_rollback(e->group_check, d.keep_split, (uint32_t)e->plan->ops[0].tasks);
-      if (sl_recorder_rollback(e->rec, sl__exec_now(e), e->core) < 0)
-        sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
+      sl__exec_rollback(e, &d);
       break;
     case SL_DEC_CHECKPOINT:
       break; /* the sink keeps its state per split: nothing to copy */
@@ -262,10 +271,10 @@ bool sl__exec_drain(engine *e, worker *self)
     case SL_DEC_ACQUIRE: /* its workers wait already: it serves once provisioned */
       e->join_at[d.node] = sl__exec_now(e) + d.delay_s;
       pthread_cond_signal(&e->main_cv);
-      mark_fault(e, sl__exec_now(e), "acquire", d.node, NULL);
+      sl__exec_mark_fault(e, sl__exec_now(e), "acquire", d.node, NULL);
       break;
     case SL_DEC_RELEASE: /* the core left nothing there: its workers idle until the end */
-      mark_fault(e, sl__exec_now(e), "release", d.node, NULL);
+      sl__exec_mark_fault(e, sl__exec_now(e), "release", d.node, NULL);
       break;
     }
   }
@@ -324,7 +333,7 @@ static void *worker_main(void *arg)
 /* A timeline row marking a fault as it strikes: a kill names the operator
  * of its victim (NULL: the next attempt to start, "any"), a loss or a
  * join its node. */
-static void mark_fault(engine *e, double now, const char *kind, int node, const char *op)
+void sl__exec_mark_fault(engine *e, double now, const char *kind, int node, const char *op)
 {
   char target[SL_NAME_MAX * 2 + 16];
   if (node >= 0)
@@ -397,9 +406,9 @@ static void inject(engine *e, int i, double now)
   }
   /* marked before the decisions it brings (a rollback) are carried out */
   if (f->kind == SL_FAULT_KILL)
-    mark_fault(e, now, "kill", -1, struck >= 0 ? e->plan->ops[struck].name : NULL);
+    sl__exec_mark_fault(e, now, "kill", -1, struck >= 0 ? e->plan->ops[struck].name : NULL);
   else
-    mark_fault(e, now, f->kind == SL_FAULT_LOSE ? "lose" : "join", f->node, NULL);
+    sl__exec_mark_fault(e, now, f->kind == SL_FAULT_LOSE ? "lose" : "join", f->node, NULL);
   sl__exec_drain(e, NULL);
 }
 
@@ -410,7 +419,7 @@ static void join_provisioned(engine *e, double now)
     if (e->join_at[n] <= now) {
       e->join_at[n] = INFINITY;
       sl_core_node_joined(e->core, now, n);
-      mark_fault(e, now, "join", n, NULL);
+      sl__exec_mark_fault(e, now, "join", n, NULL);
       sl__exec_drain(e, NULL);
     }
 }
@@ -738,6 +747,80 @@ static void supervise(engine *e)
     fprintf(stderr, "\n");
 }
 
+/* The sink, its checks and the recorder of a run, and the output folder
+ * begun: what the executor and its head (head.c) open alike. Fills
+ * @p summary as a run that started. */
+int sl__exec_outputs_open(engine *e, sl_summary *summary, char *err, size_t errlen)
+{
+  e->sink = sl_sink_new();
+  const sl_workload *wl = e->plan->workload;
+  bool check_sort = wl->nops > 0 && wl->ops[wl->nops - 1].kind == SL_OP_SINK &&
+                    wl->ops[wl->nops - 1].check == SL_CHECK_SORTED;
+  e->sort_check = check_sort ? sl_sort_check_new() : NULL;
+  bool check_group = wl->nops > 1 && wl->ops[wl->nops - 1].kind == SL_OP_SINK &&
+                     wl->ops[wl->nops - 1].check == SL_CHECK_GROUPED;
+  e->group_check = check_group ? sl_group_check_new(grouped_key_bytes(wl)) : NULL;
+  e->rec = sl_recorder_new(e->plan, e->cluster, true);
+  if (e->opts->record_events && (e->events = sl_event_log_new()) != NULL)
+    sl_core_observe(e->core, sl_event_log_observe, e->events);
+  if (!e->sink || !e->rec || (e->opts->record_events && !e->events) || (check_sort && !e->sort_check) ||
+      (check_group && !e->group_check)) {
+    snprintf(err, errlen, "out of memory");
+    return SL_ENOMEM;
+  }
+  /* Only a run that starts touches the output folder: a refused one
+   * changes nothing on disk. */
+  fill_summary(e, summary, 0);
+  snprintf(summary->note, sizeof summary->note, "%s", SL_SUMMARY_STARTED_NOTE);
+  int rc = sl_run_dir_begin(summary, e->opts->out_dir, err, errlen);
+  if (rc < 0)
+    memset(summary, 0, sizeof *summary); /* no run took place */
+  return rc;
+}
+
+/* The run's summary, its checks of the output and its files, once it has
+ * ended after @p jct seconds (@p startup before its clock started). */
+int sl__exec_outputs_finish(engine *e, sl_summary *summary, double jct, double startup, char *err, size_t errlen)
+{
+  fill_summary(e, summary, jct);
+  summary->startup_s = startup;
+  summary->time_scale = e->opts->time_scale;
+  /* a kernel that makes the rows its data has (a groupby: a row per group)
+   * leaves the plan only an estimate of the rows; a check counts them */
+  if (summary->complete && !rows_estimated(e->plan->workload) &&
+      !sl_rejected_rows_add_up(&e->rejected, summary->rows, summary->expected_rows)) {
+    summary->complete = false;
+    snprintf(summary->note, sizeof summary->note, "the sink got %.0f rows of %.0f (%lld rejected)", summary->rows,
+             summary->expected_rows, (long long)e->rejected.rows);
+    e->fail_code = SL_ESTATE;
+  } else if (summary->complete && e->rejected.rows > 0) {
+    snprintf(summary->note, sizeof summary->note, "skipped %lld rejected rows; first: %.250s",
+             (long long)e->rejected.rows, e->rejected.first);
+  }
+  if (e->sort_check)
+    check_sorted_output(e, summary);
+  if (e->group_check)
+    check_grouped_output(e, summary);
+  if (sl_recorder_write(e->rec, summary, e->opts->out_dir, err, errlen) < 0)
+    return SL_EIO;
+  return 0;
+}
+
+/* Frees what sl__exec_outputs_open() made. */
+void sl__exec_outputs_close(engine *e)
+{
+  sl_event_log_free(e->events);
+  sl_recorder_free(e->rec);
+  sl_sink_free(e->sink);
+  sl_sort_check_free(e->sort_check);
+  sl_group_check_free(e->group_check);
+  e->events = NULL;
+  e->rec = NULL;
+  e->sink = NULL;
+  e->sort_check = NULL;
+  e->group_check = NULL;
+}
+
 int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_opts *opts,
                 sl_summary *summary, char *err, size_t errlen)
 {
@@ -798,31 +881,13 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
     goto out_destroy;
   }
   e.store = sl_store_new(cluster->nnodes, spill);
-  e.sink = sl_sink_new();
-  const sl_workload *wl = plan->workload;
-  bool check_sort = wl->nops > 0 && wl->ops[wl->nops - 1].kind == SL_OP_SINK &&
-                    wl->ops[wl->nops - 1].check == SL_CHECK_SORTED;
-  e.sort_check = check_sort ? sl_sort_check_new() : NULL;
-  bool check_group = wl->nops > 1 && wl->ops[wl->nops - 1].kind == SL_OP_SINK &&
-                     wl->ops[wl->nops - 1].check == SL_CHECK_GROUPED;
-  e.group_check = check_group ? sl_group_check_new(grouped_key_bytes(wl)) : NULL;
-  e.rec = sl_recorder_new(plan, cluster, true);
-  if (opts->record_events && (e.events = sl_event_log_new()) != NULL)
-    sl_core_observe(e.core, sl_event_log_observe, e.events);
-  if (!e.store || !e.sink || !e.rec || (opts->record_events && !e.events) || (check_sort && !e.sort_check) ||
-      (check_group && !e.group_check)) {
+  if (!e.store) {
     snprintf(err, errlen, "out of memory");
     rc = SL_ENOMEM;
     goto out_free;
   }
-  /* Only a run that starts touches the output folder: a refused one
-   * changes nothing on disk. */
-  fill_summary(&e, summary, 0);
-  snprintf(summary->note, sizeof summary->note, "%s", SL_SUMMARY_STARTED_NOTE);
-  if ((rc = sl_run_dir_begin(summary, opts->out_dir, err, errlen)) < 0) {
-    memset(summary, 0, sizeof *summary); /* no run took place */
+  if ((rc = sl__exec_outputs_open(&e, summary, err, errlen)) < 0)
     goto out_free;
-  }
   if ((rc = start_workers(&e, err, errlen)) < 0) {
     stop_workers(&e);
     goto out_free;
@@ -835,29 +900,8 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   supervise(&e);
   double jct = sl__exec_now(&e);
   stop_workers(&e);
-  fill_summary(&e, summary, jct);
-  summary->startup_s = startup;
-  summary->time_scale = opts->time_scale;
-  /* a kernel that makes the rows its data has (a groupby: a row per group)
-   * leaves the plan only an estimate of the rows; a check counts them */
-  if (summary->complete && !rows_estimated(plan->workload) &&
-      !sl_rejected_rows_add_up(&e.rejected, summary->rows, summary->expected_rows)) {
-    summary->complete = false;
-    snprintf(summary->note, sizeof summary->note, "the sink got %.0f rows of %.0f (%lld rejected)", summary->rows,
-             summary->expected_rows, (long long)e.rejected.rows);
-    e.fail_code = SL_ESTATE;
-  } else if (summary->complete && e.rejected.rows > 0) {
-    snprintf(summary->note, sizeof summary->note, "skipped %lld rejected rows; first: %.250s",
-             (long long)e.rejected.rows, e.rejected.first);
-  }
-  if (e.sort_check)
-    check_sorted_output(&e, summary);
-  if (e.group_check)
-    check_grouped_output(&e, summary);
-  if (sl_recorder_write(e.rec, summary, opts->out_dir, err, errlen) < 0) {
-    rc = SL_EIO;
+  if ((rc = sl__exec_outputs_finish(&e, summary, jct, startup, err, errlen)) < 0)
     goto out_free;
-  }
   if (e.events && (rc = sl_event_log_write(e.events, opts->record_events, sl_core_decision_hash(e.core), err,
                                            errlen)) < 0)
     goto out_free;
@@ -865,12 +909,8 @@ int sl_exec_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   if (rc) /* the whole message: the summary's note may be cut short */
     snprintf(err, errlen, "%s", e.fail_msg[0] ? e.fail_msg : summary->note);
 out_free:
-  sl_event_log_free(e.events);
+  sl__exec_outputs_close(&e);
   sl_rejected_tally_free(&e.rejected);
-  sl_recorder_free(e.rec);
-  sl_sink_free(e.sink);
-  sl_sort_check_free(e.sort_check);
-  sl_group_check_free(e.group_check);
   sl_store_free(e.store);
   sl_core_free(e.core);
 out_destroy:

@@ -142,6 +142,21 @@ bool sl__exec_drain(engine *e, worker *self);
 /** @brief Releases the inputs a LAUNCH pinned (@p n of them; @p in is freed). */
 void sl__exec_unpin_inputs(engine *e, input_ref *in, int n);
 
+/* -------------------------------- engine.c, for its head (head.c) too */
+
+/** @brief Hands @p rows to the sink and its checks; under the lock. */
+void sl__exec_sink_rows(engine *e, const sl_rows *rows);
+/** @brief A ROLLBACK decision: the sink, its checks and the timeline go back. */
+void sl__exec_rollback(engine *e, const sl_decision *d);
+/** @brief A timeline row for a fault as it strikes (see engine.c). */
+void sl__exec_mark_fault(engine *e, double now, const char *kind, int node, const char *op);
+/** @brief Opens the sink, its checks, the recorder and the output folder (summary: started). */
+int sl__exec_outputs_open(engine *e, sl_summary *summary, char *err, size_t errlen);
+/** @brief The summary, the output's checks and the files of a run that ended after @p jct s. */
+int sl__exec_outputs_finish(engine *e, sl_summary *summary, double jct, double startup, char *err, size_t errlen);
+/** @brief Frees what sl__exec_outputs_open() made. */
+void sl__exec_outputs_close(engine *e);
+
 /* ------------------------------------------------ task.c, for engine.c */
 
 /** @brief Every kernel's parameters checked before anything runs; SL_EINVAL with FILE:LINE. */

@@ -229,6 +229,8 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
       rc = sl_store_put(e->store, pid, w->node, out);
     else if (fate == SL_EMIT_SPILLED)
       rc = spill(w, tr, pid, out, bytes);
+    if (e->remote) /* a worker process: a slot here may wait for it (the head knew of it first) */
+      pthread_cond_broadcast(&e->spill_cv);
     sl_rows_reset(out);
     tr->rows_out += rows;
     tr->bytes_out += bytes;

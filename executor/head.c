@@ -1,0 +1,769 @@
+/*
+ * The head of a run across machines (head.h). One thread: it polls the
+ * control socket, feeds the core what the workers say and what the clock
+ * and the fault schedule bring, and sends every decision on. The sink, the
+ * recorder and the run's files are the executor's (engine.c), on an engine
+ * whose slots are the workers' and which holds no partition itself.
+ */
+#include "head.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "executor/engine_internal.h"
+#include "executor/part_wire.h"
+#include "models/error.h"
+#include "results/failure.h"
+#include "transport/control.h"
+#include "transport/xfer.h"
+
+void sl_head_opts_default(sl_head_opts *o)
+{
+  *o = (sl_head_opts){.launch = "local", .listen = "tcp://127.0.0.1:*", .node_timeout_s = 2,
+                      .join_timeout_s = 30};
+}
+
+/* An order in flight: the LAUNCH as sent (no tables), for its record. */
+typedef struct {
+  bool live;
+  sl_decision d;
+  double launched;
+} order;
+
+typedef struct {
+  engine e;
+  const sl_head_opts *ho;
+  void *zctx;
+  sl_control_head *ch;
+  int nnodes;
+  pid_t *pid;              /* the worker process of each node started here, 0: none */
+  sl_xfer_client **client; /* the head's fetch client of each node, for the sink */
+  char (*client_endpoint)[SL_MSG_ENDPOINT_MAX + 1];
+  bool *ready;             /* the node's live worker has its plan */
+  order *orders;           /* by task id */
+  size_t norders;
+  bool started;
+  int next_fault;
+  double killed_at;        /* when a lose fault's SIGKILL went, for the detection time */
+  char exe[1024];
+} head;
+
+static double now_of(head *h)
+{
+  return sl__exec_now(&h->e);
+}
+
+/* ------------------------------------------------------------ workers */
+
+static void node_name(const head *h, int node, char *out, size_t n)
+{
+  sl_cluster_node_name(h->e.cluster, node, out, n);
+}
+
+/* Starts node @p node's worker process here. */
+static int spawn(head *h, int node, char *err, size_t errlen)
+{
+  char name[SL_MSG_NAME_MAX + 1];
+  node_name(h, node, name, sizeof name);
+  const char *ep = sl_control_head_endpoint(h->ch);
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    snprintf(err, errlen, "cannot start the worker of node %s: %s", name, strerror(errno));
+    return SL_EIO;
+  }
+  if (pid == 0) {
+    /* dies with the head: a head killed outright leaves no worker behind */
+    setenv("SLUICE_WORKER_PARENT_DEATH", "1", 1);
+    execl(h->exe, "sluice", "worker", "--head", ep, "--name", name, (char *)NULL);
+    fprintf(stderr, "sluice run: cannot start %s worker: %s\n", h->exe, strerror(errno));
+    _exit(127);
+  }
+  h->pid[node] = pid;
+  return 0;
+}
+
+/* Reaps the worker processes that have ended. */
+static void reap(head *h)
+{
+  pid_t pid;
+  while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+    for (int n = 0; n < h->nnodes; n++)
+      if (h->pid[n] == pid)
+        h->pid[n] = 0;
+}
+
+/* Waits up to @p seconds for the workers started here to exit, then kills
+ * the rest: no test, and no run, leaves a worker behind. */
+static void wait_workers(head *h, double seconds)
+{
+  double until = sl_control_clock() + seconds;
+  for (;;) {
+    reap(h);
+    bool any = false;
+    for (int n = 0; n < h->nnodes; n++)
+      any = any || h->pid[n] > 0;
+    if (!any)
+      return;
+    if (sl_control_clock() > until)
+      break;
+    struct timespec nap = {0, 5000000};
+    nanosleep(&nap, NULL);
+  }
+  for (int n = 0; n < h->nnodes; n++)
+    if (h->pid[n] > 0) {
+      kill(h->pid[n], SIGKILL);
+      waitpid(h->pid[n], NULL, 0);
+      h->pid[n] = 0;
+    }
+}
+
+/* ---------------------------------------------------------- messages */
+
+static int send_to(head *h, int node, sl_msg *m)
+{
+  char err[300];
+  int rc = sl_control_head_send(h->ch, node, m, err, sizeof err);
+  if (rc == SL_ESTATE || rc == SL_EIO)
+    return 0; /* a node lost, not yet known as lost: the core hears of it at its timeout */
+  if (rc < 0)
+    sl__exec_fail(&h->e, rc, "head: a %s for node %d: %s", sl_msg_kind_name(m->kind), node, err);
+  return rc;
+}
+
+static void send_task(head *h, sl_msg_kind kind, int node, sl_task_id task)
+{
+  sl_msg m;
+  sl_msg_init(&m);
+  m.kind = kind;
+  m.u.task.task = task;
+  send_to(h, node, &m);
+}
+
+static void send_part(head *h, sl_msg_kind kind, int node, sl_part_id part, int op, double bytes)
+{
+  sl_msg m;
+  sl_msg_init(&m);
+  m.kind = kind;
+  m.u.part = (sl_msg_part_order){.part = part, .op = op, .bytes = bytes};
+  send_to(h, node, &m);
+}
+
+/* A newly joined worker gets the plan and where its peers serve, and its
+ * peers where it does. */
+static void welcome(head *h, int node)
+{
+  const sl_members *mem = sl_control_head_members(h->ch);
+  size_t len = 0;
+  for (int i = 0; i < h->ho->argc; i++)
+    len += strlen(h->ho->argv[i]) + 1;
+  char *args = malloc(len ? len : 1);
+  if (!args) {
+    sl__exec_fail(&h->e, SL_ENOMEM, "head: out of memory");
+    return;
+  }
+  for (int i = 0, at = 0; i < h->ho->argc; i++) {
+    size_t n = strlen(h->ho->argv[i]) + 1;
+    memcpy(args + at, h->ho->argv[i], n);
+    at += (int)n;
+  }
+  sl_msg m;
+  sl_msg_init(&m);
+  m.kind = SL_MSG_PLAN;
+  m.u.plan = (sl_msg_plan){.slots = (uint32_t)sl_core_node_slots(h->e.core, node), .argc = (uint32_t)h->ho->argc,
+                           .args = args, .args_len = len};
+  if (!getcwd(m.u.plan.cwd, sizeof m.u.plan.cwd))
+    snprintf(m.u.plan.cwd, sizeof m.u.plan.cwd, "/");
+  send_to(h, node, &m);
+  free(args);
+  for (int n = 0; n < h->nnodes; n++) {
+    const sl_member *o = sl_members_get(mem, n);
+    if (!o || o->state != SL_MEMBER_LIVE)
+      continue;
+    sl_msg p;
+    sl_msg_init(&p);
+    p.kind = SL_MSG_PEER;
+    p.u.peer.node = n;
+    p.u.peer.incarnation = o->incarnation;
+    snprintf(p.u.peer.endpoint, sizeof p.u.peer.endpoint, "%s", o->hello.endpoint);
+    send_to(h, node, &p); /* it learns of every live node, itself included */
+    if (n != node) {
+      const sl_member *me = sl_members_get(mem, node);
+      p.u.peer.node = node;
+      p.u.peer.incarnation = me->incarnation;
+      snprintf(p.u.peer.endpoint, sizeof p.u.peer.endpoint, "%s", me->hello.endpoint);
+      send_to(h, n, &p);
+    }
+  }
+  h->ready[node] = true;
+}
+
+/* ----------------------------------------------------------- the sink */
+
+/* Fetches partition @p d->part from the worker of its node and hands it to
+ * the sink. The core has it delivered already: a node lost before the
+ * fetch takes the run with it. */
+static void deliver(head *h, const sl_decision *d)
+{
+  engine *e = &h->e;
+  const sl_member *m = sl_members_get(sl_control_head_members(h->ch), d->node);
+  char err[600];
+  if (!m || m->state != SL_MEMBER_LIVE) {
+    sl__exec_fail(e, SL_EIO, "partition %u for the sink was lost with node %d before the head fetched it", d->part,
+                  d->node);
+    return;
+  }
+  int n = d->node;
+  if (h->client[n] && strcmp(h->client_endpoint[n], m->hello.endpoint) != 0) {
+    sl_xfer_client_free(h->client[n]);
+    h->client[n] = NULL;
+  }
+  if (!h->client[n]) {
+    sl_xfer_opts xo;
+    sl_xfer_opts_default(&xo);
+    xo.timeout_ms = (int)(h->ho->node_timeout_s * 1000);
+    if (!(h->client[n] = sl_xfer_client_new(h->zctx, m->hello.endpoint, &xo, err, sizeof err))) {
+      sl__exec_fail(e, SL_EIO, "head: %s", err);
+      return;
+    }
+    snprintf(h->client_endpoint[n], sizeof h->client_endpoint[n], "%s", m->hello.endpoint);
+  }
+  size_t cap = (size_t)fmax(1 << 16, 2 * d->bytes + 4096), len = 0;
+  void *buf = malloc(cap);
+  double give_up = sl_control_clock() + h->ho->node_timeout_s;
+  int rc = buf ? SL_EAGAIN : SL_ENOMEM;
+  while (buf && rc != 0) {
+    rc = sl_xfer_fetch(h->client[n], d->part, buf, cap, &len, err, sizeof err);
+    if (rc == SL_EINVAL && len > cap) {
+      void *bigger = realloc(buf, len);
+      if (!bigger) {
+        rc = SL_ENOMEM;
+        break;
+      }
+      buf = bigger;
+      cap = len;
+      continue;
+    }
+    if (rc != SL_ENOENT || sl_control_clock() > give_up)
+      break;
+    struct timespec nap = {0, 1000000}; /* its worker stores it a moment after the head knew */
+    nanosleep(&nap, NULL);
+  }
+  sl_rows rows;
+  sl_rows_init(&rows);
+  if (rc == 0 && (rc = sl_part_wire_decode(buf, len, &rows, err, sizeof err)) == 0)
+    sl__exec_sink_rows(e, &rows);
+  else
+    sl__exec_fail(e, rc == SL_ENOMEM ? SL_ENOMEM : SL_EIO, "partition %u for the sink, from node %d: %s", d->part,
+                  n, rc == SL_ENOMEM ? "out of memory" : err);
+  sl_rows_free(&rows);
+  free(buf);
+  send_part(h, SL_MSG_DELIVER, n, d->part, d->op, d->bytes); /* its worker frees it */
+}
+
+/* ---------------------------------------------------------- decisions */
+
+static order *order_of(head *h, sl_task_id task)
+{
+  if (task >= h->norders) {
+    size_t n = h->norders ? h->norders : 1024;
+    while (n <= task)
+      n *= 2;
+    order *o = realloc(h->orders, n * sizeof *o);
+    if (!o)
+      return NULL;
+    memset(o + h->norders, 0, (n - h->norders) * sizeof *o);
+    h->orders = o;
+    h->norders = n;
+  }
+  return &h->orders[task];
+}
+
+static void launch(head *h, const sl_decision *d)
+{
+  order *o = order_of(h, d->task);
+  if (!o) {
+    sl__exec_fail(&h->e, SL_ENOMEM, "head: out of memory");
+    return;
+  }
+  o->live = true;
+  o->d = *d;
+  o->d.in = NULL;
+  o->d.inputs = NULL;
+  o->launched = now_of(h);
+  const sl_member *m = sl_members_get(sl_control_head_members(h->ch), d->node);
+  sl_msg msg;
+  sl_msg_init(&msg);
+  sl_msg_set_launch(&msg, d, m ? m->incarnation : 0);
+  send_to(h, d->node, &msg);
+}
+
+static void drain(head *h)
+{
+  engine *e = &h->e;
+  sl_decision d;
+  while (sl_core_next(e->core, &d)) {
+    switch (d.kind) {
+    case SL_DEC_LAUNCH:
+      launch(h, &d);
+      break;
+    case SL_DEC_RESUME:
+      send_task(h, SL_MSG_RESUME, d.node, d.task);
+      break;
+    case SL_DEC_CANCEL:
+      send_task(h, SL_MSG_CANCEL, d.node, d.task);
+      break;
+    case SL_DEC_DELIVER:
+      deliver(h, &d);
+      break;
+    case SL_DEC_DROP:
+      send_part(h, SL_MSG_DROP, d.node, d.part, d.op, d.bytes);
+      break;
+    case SL_DEC_ROLLBACK:
+      sl__exec_rollback(e, &d);
+      break;
+    case SL_DEC_CHECKPOINT:
+      break; /* the sink keeps its state per split: nothing to copy */
+    case SL_DEC_DONE:
+      e->done = true;
+      break;
+    case SL_DEC_FAIL: {
+      char why[320];
+      sl_failure_text(&d, e->plan, e->cluster, e->core, why, sizeof why);
+      sl__exec_fail(e, d.code, "%s", why);
+      break;
+    }
+    case SL_DEC_ACQUIRE:
+    case SL_DEC_RELEASE:
+      sl__exec_fail(e, SL_EINVAL, "elastic node groups are not yet run across machines (--launch): "
+                                  "run this cluster in one process");
+      break;
+    }
+  }
+}
+
+/* ------------------------------------------------- what workers say */
+
+static void on_emit(head *h, int node, const sl_msg_emit *q)
+{
+  sl_part_id pid = SL_NONE;
+  sl_emit_fate fate = SL_EMIT_STORED;
+  int rc = sl_core_emit(h->e.core, now_of(h), q->task, q->rows, q->bytes, &pid, &fate);
+  static const sl_msg_fate wire[] = {[SL_EMIT_STORED] = SL_MSG_FATE_STORED, [SL_EMIT_SPILLED] = SL_MSG_FATE_SPILLED,
+                                     [SL_EMIT_DISCARDED] = SL_MSG_FATE_DISCARDED};
+  sl_msg m;
+  sl_msg_init(&m);
+  m.kind = SL_MSG_EMIT;
+  m.u.emit = *q;
+  m.u.emit.part = rc == 0 ? pid : SL_NONE;
+  m.u.emit.fate = rc == 0 ? wire[fate] : rc == SL_EAGAIN ? SL_MSG_FATE_HOLD : SL_MSG_FATE_GONE;
+  send_to(h, node, &m);
+}
+
+static void record(head *h, const order *o, const sl_msg_finished *f, sl_task_status st)
+{
+  double end = now_of(h), run = f ? f->run_s : 0, start = fmax(o->launched, end - run);
+  sl_task_record r = {.task = o->d.task, .origin = o->d.origin, .attempt = o->d.attempt, .op = o->d.op,
+                      .node = o->d.node, .slot = o->d.slot, .start_s = start, .end_s = end, .rows_in = o->d.rows,
+                      .bytes_in = o->d.bytes, .status = st, .speed = o->d.speed, .fresh = o->d.fresh,
+                      .dispatch_s = fmax(0, start - o->launched), .handoff_s = -1, .spread = 1};
+  if (f) {
+    r.rows_out = f->rows_out;
+    r.bytes_out = f->bytes_out;
+    r.parts_out = (int)f->parts_out;
+    r.waited_s = f->waited_s;
+    r.transfer_s = f->transfer_s;
+    r.transfer_bytes = f->transfer_bytes;
+    r.spill_write_s = f->spill_write_s;
+    r.spill_write_bytes = f->spill_write_bytes;
+    r.spill_read_s = f->spill_read_s;
+    r.spill_read_bytes = f->spill_read_bytes;
+    r.spread = f->spread;
+  }
+  if (sl_recorder_task(h->e.rec, &r) < 0)
+    sl__exec_fail(&h->e, SL_ENOMEM, "out of memory recording task %u", o->d.task);
+}
+
+static void on_finished(head *h, const sl_msg_finished *f)
+{
+  order *o = f->task < h->norders ? &h->orders[f->task] : NULL;
+  if (!o || !o->live)
+    return;
+  o->live = false;
+  double now = now_of(h);
+  if (f->transfer_s > 0 && sl_core_task_live(h->e.core, f->task))
+    sl_core_note_transfer(h->e.core, f->task, f->transfer_s);
+  sl_core_finished(h->e.core, now, f->task);
+  record(h, o, f, SL_TASK_DONE);
+}
+
+static void on_failed(head *h, int node, const sl_msg_failed *f)
+{
+  engine *e = &h->e;
+  if (f->code != SL_EINTR && f->code != SL_ENOENT) { /* the node itself failed: so does the run */
+    char name[SL_MSG_NAME_MAX + 1];
+    node_name(h, node, name, sizeof name);
+    sl__exec_fail(e, f->code, "node %s: %s", name, f->why);
+  }
+  order *o = f->task < h->norders ? &h->orders[f->task] : NULL;
+  if (!o || !o->live)
+    return;
+  o->live = false;
+  bool written_off = !sl_core_task_live(e->core, f->task);
+  sl_core_failed(e->core, now_of(h), f->task); /* changes nothing for one the core wrote off */
+  record(h, o, NULL, written_off ? SL_TASK_CANCELLED : SL_TASK_FAILED);
+}
+
+/* The node's attempts in flight are the core's to write off. */
+static void forget_orders(head *h, int node)
+{
+  for (size_t t = 0; t < h->norders; t++)
+    if (h->orders[t].live && h->orders[t].d.node == node) {
+      h->orders[t].live = false;
+      record(h, &h->orders[t], NULL, SL_TASK_FAILED);
+    }
+}
+
+static void on_event(head *h, const sl_control_event *ev)
+{
+  engine *e = &h->e;
+  char name[SL_MSG_NAME_MAX + 1] = "";
+  if (ev->node >= 0 && ev->node < h->nnodes)
+    node_name(h, ev->node, name, sizeof name);
+  switch (ev->kind) {
+  case SL_CONTROL_JOINED:
+    welcome(h, ev->node);
+    if (h->started) { /* a worker back after its node's loss: in service again */
+      sl_core_node_joined(e->core, now_of(h), ev->node);
+      sl__exec_mark_fault(e, now_of(h), "joined", ev->node, NULL);
+    }
+    break;
+  case SL_CONTROL_LOST:
+  case SL_CONTROL_LEFT:
+    h->ready[ev->node] = false;
+    if (!h->started) {
+      sl__exec_fail(e, SL_EIO, "the worker of node %s %s before the run started", name,
+                    ev->kind == SL_CONTROL_LOST ? "fell silent" : "left");
+      break;
+    }
+    if (e->done || e->stop)
+      break;
+    forget_orders(h, ev->node);
+    sl_core_node_lost(e->core, now_of(h), ev->node);
+    sl__exec_mark_fault(e, now_of(h), "lost", ev->node, NULL);
+    if (h->killed_at >= 0 && e->opts->progress)
+      fprintf(stderr, "\nsluice run: node %s lost %.0f ms after its process was killed\n", name,
+              1000 * (now_of(h) - h->killed_at));
+    break;
+  case SL_CONTROL_REFUSED:
+    fprintf(stderr, "sluice run: a worker said HELLO, but every node has one (refused)\n");
+    break;
+  case SL_CONTROL_MESSAGE:
+    switch (ev->msg->kind) {
+    case SL_MSG_EMIT:
+      on_emit(h, ev->node, &ev->msg->u.emit);
+      break;
+    case SL_MSG_FINISHED:
+      on_finished(h, &ev->msg->u.finished);
+      break;
+    case SL_MSG_FAILED:
+      on_failed(h, ev->node, &ev->msg->u.failed);
+      break;
+    default:
+      break; /* nothing else comes from a worker */
+    }
+    break;
+  default:
+    break; /* stale messages: dropped */
+  }
+}
+
+/* Takes in what came, waiting up to @p wait_ms for the first. */
+static int pump(head *h, int wait_ms, char *err, size_t errlen)
+{
+  for (;;) {
+    sl_control_event ev;
+    int rc = sl_control_head_step(h->ch, wait_ms, &ev, err, errlen);
+    if (rc <= 0)
+      return rc == SL_EINTR ? 0 : rc;
+    wait_ms = 0;
+    on_event(h, &ev);
+    if (h->started)
+      drain(h);
+  }
+}
+
+/* ------------------------------------------------------------- faults */
+
+static void inject(head *h, int i, double now)
+{
+  engine *e = &h->e;
+  const sl_fault *f = &e->opts->faults.ev[i];
+  sl_fault_log_check(&e->fault_log, &e->opts->faults, i, e->core);
+  switch (f->kind) {
+  case SL_FAULT_KILL: {
+    sl_task_id victim;
+    if (sl_core_kill(e->core, now, f->op, &victim) < 0 || victim == SL_NONE) {
+      sl_fault_log_defer(&e->fault_log, i); /* the next attempt to start is doomed */
+      sl__exec_mark_fault(e, now, "kill", -1, f->op >= 0 ? e->plan->ops[f->op].name : NULL);
+      break;
+    }
+    order *o = victim < h->norders ? &h->orders[victim] : NULL;
+    if (o && o->live)
+      send_task(h, SL_MSG_CANCEL, o->d.node, victim);
+    sl_core_failed(e->core, now, victim);
+    sl__exec_mark_fault(e, now, "kill", -1, e->plan->ops[o ? o->d.op : 0].name);
+    break;
+  }
+  case SL_FAULT_LOSE: /* the process dies; the core hears of it at the node timeout */
+    if (h->pid[f->node] > 0)
+      kill(h->pid[f->node], SIGKILL);
+    h->killed_at = now;
+    sl__exec_mark_fault(e, now, "lose", f->node, NULL);
+    break;
+  case SL_FAULT_JOIN: { /* a new process: the core takes the node back when it says HELLO */
+    char err[300];
+    reap(h);
+    if (h->pid[f->node] > 0) {
+      kill(h->pid[f->node], SIGKILL);
+      waitpid(h->pid[f->node], NULL, 0);
+    }
+    if (spawn(h, f->node, err, sizeof err) < 0)
+      sl__exec_fail(e, SL_EIO, "%s", err);
+    sl__exec_mark_fault(e, now, "join", f->node, NULL);
+    break;
+  }
+  }
+  drain(h);
+}
+
+/* ---------------------------------------------------------------- run */
+
+static int await_workers(head *h, char *err, size_t errlen)
+{
+  double until = sl_control_clock() + h->ho->join_timeout_s;
+  const sl_members *mem = sl_control_head_members(h->ch);
+  while (sl_members_live(mem) < h->nnodes && !h->e.stop) {
+    double left = until - sl_control_clock();
+    if (left <= 0) {
+      snprintf(err, errlen, "%d of %d workers joined within %.0f s (head at %s)", sl_members_live(mem), h->nnodes,
+               h->ho->join_timeout_s, sl_control_head_endpoint(h->ch));
+      return SL_EIO;
+    }
+    if (h->e.opts->interrupted && *h->e.opts->interrupted) {
+      snprintf(err, errlen, "interrupted by a signal");
+      return SL_EINTR;
+    }
+    int rc = pump(h, (int)fmin(100, left * 1000), err, errlen);
+    if (rc < 0)
+      return rc;
+    reap(h);
+    for (int n = 0; strcmp(h->ho->launch, "local") == 0 && n < h->nnodes; n++) {
+      const sl_member *m = sl_members_get(mem, n);
+      if (h->pid[n] == 0 && m->state != SL_MEMBER_LIVE) {
+        snprintf(err, errlen, "the worker of node %d exited before it joined (its message is above)", n);
+        return SL_EIO;
+      }
+    }
+  }
+  if (h->e.stop) {
+    snprintf(err, errlen, "%s", h->e.fail_msg);
+    return h->e.fail_code;
+  }
+  return 0;
+}
+
+static void supervise(head *h)
+{
+  engine *e = &h->e;
+  const sl_exec_opts *o = e->opts;
+  double next_sample = 0;
+  char err[600];
+  int rc = sl_core_start(e->core, 0);
+  if (rc < 0)
+    sl__exec_fail(e, rc, "the core could not start the job: %s", sl_strerror(rc));
+  drain(h);
+  while (!e->done && !e->stop) {
+    double now = now_of(h);
+    double wake = fmin(sl_core_wakeup(e->core), next_sample);
+    if (h->next_fault < o->faults.n)
+      wake = fmin(wake, o->faults.ev[h->next_fault].at_s);
+    double beat = sl_control_head_wakeup(h->ch) - sl_control_clock();
+    double wait = fmin(fmin(wake - now, beat), 0.05);
+    if ((rc = pump(h, (int)fmax(0, ceil(wait * 1000)), err, sizeof err)) < 0) {
+      sl__exec_fail(e, rc, "head: %s", err);
+      break;
+    }
+    now = now_of(h);
+    if (o->interrupted && *o->interrupted) {
+      sl__exec_fail(e, SL_EINTR, "interrupted by a signal");
+      break;
+    }
+    if (e->done)
+      break;
+    while (h->next_fault < o->faults.n && o->faults.ev[h->next_fault].at_s <= now)
+      inject(h, h->next_fault++, now);
+    if (sl_core_wakeup(e->core) <= now) {
+      sl_core_tick(e->core, now);
+      drain(h);
+    }
+    if (now >= next_sample) {
+      if (sl_recorder_sample(e->rec, now, e->core) < 0)
+        sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
+      next_sample = now + o->sample_period_s;
+    }
+    reap(h);
+  }
+  if (sl_recorder_sample(e->rec, now_of(h), e->core) < 0)
+    sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
+}
+
+static int start(head *h, const sl_cluster *cluster, char *err, size_t errlen)
+{
+  h->nnodes = cluster->nnodes;
+  h->pid = calloc((size_t)h->nnodes, sizeof *h->pid);
+  h->client = calloc((size_t)h->nnodes, sizeof *h->client);
+  h->client_endpoint = calloc((size_t)h->nnodes, sizeof *h->client_endpoint);
+  h->ready = calloc((size_t)h->nnodes, sizeof *h->ready);
+  const char **names = calloc((size_t)h->nnodes, sizeof *names);
+  char (*name)[SL_MSG_NAME_MAX + 1] = calloc((size_t)h->nnodes, sizeof *name);
+  int rc = 0;
+  if (!h->pid || !h->client || !h->client_endpoint || !h->ready || !names || !name) {
+    snprintf(err, errlen, "out of memory");
+    rc = SL_ENOMEM;
+    goto out;
+  }
+  for (int n = 0; n < h->nnodes; n++) {
+    node_name(h, n, name[n], sizeof name[n]);
+    names[n] = name[n];
+  }
+  sl_members_timing t = {.timeout_ms = (uint32_t)fmax(2, h->ho->node_timeout_s * 1000)};
+  t.heartbeat_ms = (uint32_t)fmax(1, fmin(250, t.timeout_ms / 5));
+  if (!(h->zctx = zmq_ctx_new()) ||
+      !(h->ch = sl_control_head_new(h->zctx, h->ho->listen, h->nnodes, names, &t, err, errlen))) {
+    rc = SL_EIO;
+    goto out;
+  }
+  if (strcmp(h->ho->launch, "local") != 0)
+    fprintf(stderr, "sluice run: head at %s; start one worker per node with\n"
+                    "  sluice worker --head %s --name NODE\n",
+            sl_control_head_endpoint(h->ch), sl_control_head_endpoint(h->ch));
+  for (int n = 0; strcmp(h->ho->launch, "local") == 0 && n < h->nnodes && rc == 0; n++)
+    rc = spawn(h, n, err, errlen);
+out:
+  free(names);
+  free(name);
+  return rc;
+}
+
+/* Dismisses the workers and lets their BYEs go, then waits for the
+ * processes started here. */
+static void finish(head *h)
+{
+  if (h->ch) {
+    sl_control_head_dismiss(h->ch, -1, 0);
+    char err[300];
+    double until = sl_control_clock() + 0.05;
+    while (sl_control_clock() < until)
+      if (sl_control_head_step(h->ch, 10, &(sl_control_event){0}, err, sizeof err) < 0)
+        break;
+  }
+  for (int n = 0; h->client && n < h->nnodes; n++) {
+    sl_xfer_client_free(h->client[n]);
+    h->client[n] = NULL;
+  }
+  sl_control_head_free(h->ch);
+  h->ch = NULL;
+  if (h->pid)
+    wait_workers(h, fmax(2, h->ho->node_timeout_s));
+  if (h->zctx)
+    zmq_ctx_term(h->zctx);
+  h->zctx = NULL;
+}
+
+static int check_faults(const head *h, char *err, size_t errlen)
+{
+  const sl_fault_schedule *f = &h->e.opts->faults;
+  for (int i = 0; i < f->n; i++)
+    if (f->ev[i].kind != SL_FAULT_KILL && strcmp(h->ho->launch, "local") != 0) {
+      snprintf(err, errlen, "--fail %s: the head loses and starts worker processes it started itself "
+                            "(--launch local); stop or start the worker by hand instead", f->ev[i].text);
+      return SL_EINVAL;
+    }
+  return 0;
+}
+
+int sl_head_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_opts *opts, const sl_head_opts *ho,
+                sl_summary *summary, char *err, size_t errlen)
+{
+  head *h = calloc(1, sizeof *h);
+  if (!h) {
+    snprintf(err, errlen, "out of memory");
+    return SL_ENOMEM;
+  }
+  engine *e = &h->e;
+  *e = (engine){.plan = plan, .cluster = cluster, .opts = opts};
+  h->ho = ho;
+  h->killed_at = -1;
+  sl_fault_log_init(&e->fault_log, &opts->faults);
+  pthread_mutex_init(&e->lock, NULL);
+  pthread_cond_init(&e->main_cv, NULL);
+  pthread_cond_init(&e->spill_cv, NULL);
+  sl_rejected_tally_init(&e->rejected);
+  clock_gettime(CLOCK_MONOTONIC, &e->t0);
+  if (ho->worker_exe)
+    snprintf(h->exe, sizeof h->exe, "%s", ho->worker_exe);
+  else { /* this binary: the workers must be of the same build */
+    ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
+    h->exe[n > 0 ? n : 0] = '\0';
+  }
+  int rc = check_faults(h, err, errlen);
+  int why = 0;
+  char cerr[512];
+  sl_core_opts core = sl_exec_core_opts(opts);
+  core.no_decision_hash = true;
+  if (rc == 0 && !(e->core = sl_core_create(plan, cluster, &core, &why, cerr, sizeof cerr))) {
+    snprintf(err, errlen, "%s", cerr);
+    rc = why == SL_EOOM || why == SL_ENOMEM ? why : SL_EINVAL;
+  }
+  if (rc == 0 && (rc = sl__exec_outputs_open(e, summary, err, errlen)) == 0 &&
+      (rc = start(h, cluster, err, errlen)) == 0 && (rc = await_workers(h, err, errlen)) == 0) {
+    /* the job's clock starts once every worker is in: their start is not the job's */
+    double startup = sl__exec_now(e);
+    clock_gettime(CLOCK_MONOTONIC, &e->t0);
+    h->started = true;
+    supervise(h);
+    double jct = sl__exec_now(e);
+    finish(h);
+    if ((rc = sl__exec_outputs_finish(e, summary, jct, startup, err, errlen)) == 0) {
+      rc = e->fail_code;
+      if (rc)
+        snprintf(err, errlen, "%s", e->fail_msg[0] ? e->fail_msg : summary->note);
+    }
+  } else if (rc == 0) {
+    rc = SL_EIO;
+  }
+  finish(h);
+  sl__exec_outputs_close(e);
+  sl_rejected_tally_free(&e->rejected);
+  sl_core_free(e->core);
+  pthread_cond_destroy(&e->main_cv);
+  pthread_cond_destroy(&e->spill_cv);
+  pthread_mutex_destroy(&e->lock);
+  free(h->pid);
+  free(h->client);
+  free(h->client_endpoint);
+  free(h->ready);
+  free(h->orders);
+  free(h);
+  return rc;
+}
