@@ -48,11 +48,11 @@ typedef struct worker_s worker;
  * where the executor's slots call the core. NULL in the executor.
  */
 typedef struct {
-  /* Where an output of @p rows rows and @p bytes bytes goes, as
+  /* Where output @p out goes, as
    * sl_core_emit() answers (0 with *pid and *fate; SL_EAGAIN: wait for a
    * RESUME; SL_ESTATE: the attempt is written off). Called with the lock
    * held; may wait on the slot's cv. */
-  int (*emit)(worker *w, sl_task_id task, int64_t rows, double bytes, sl_part_id *pid, sl_emit_fate *fate);
+  int (*emit)(worker *w, sl_task_id task, const sl_rows *out, sl_part_id *pid, sl_emit_fate *fate);
   /* Fetches the inputs of @p d that other nodes hold into their fetched
    * rows, without the lock; the seconds it took in *took. 0 or a code,
    * after sl__exec_fail(). */

@@ -24,7 +24,6 @@
 #include "models/error.h"
 #include "results/failure.h"
 #include "transport/control.h"
-#include "transport/xfer.h"
 
 void sl_head_opts_default(sl_head_opts *o)
 {
@@ -46,8 +45,9 @@ typedef struct {
   sl_control_head *ch;
   int nnodes;
   pid_t *pid;              /* the worker process of each node started here, 0: none */
-  sl_xfer_client **client; /* the head's fetch client of each node, for the sink */
-  char (*client_endpoint)[SL_MSG_ENDPOINT_MAX + 1];
+  sl_rows sink_rows;       /* the output for the sink that came with the last EMIT */
+  sl_task_id sink_task;
+  sl_part_id sink_part;    /* its partition, once the core took it */
   bool *ready;             /* the node's live worker has its plan */
   order *orders;           /* by task id */
   size_t norders;
@@ -136,7 +136,7 @@ static int send_to(head *h, int node, sl_msg *m)
   if (rc == SL_ESTATE || rc == SL_EIO)
     return 0; /* a node lost, not yet known as lost: the core hears of it at its timeout */
   if (rc < 0)
-    sl__exec_fail(&h->e, rc, "head: a %s for node %d: %s", sl_msg_kind_name(m->kind), node, err);
+    sl__exec_fail(&h->e, rc, "head: sending %s to node %d: %s", sl_msg_kind_name(m->kind), node, err);
   return rc;
 }
 
@@ -209,65 +209,39 @@ static void welcome(head *h, int node)
 
 /* ----------------------------------------------------------- the sink */
 
-/* Fetches partition @p d->part from the worker of its node and hands it to
- * the sink. The core has it delivered already: a node lost before the
- * fetch takes the run with it. */
+/* The bytes of an output for the sink, which came with its EMIT: the core
+ * delivers it as it takes it, and the head keeps it until then, so that no
+ * delivered partition can be lost with its node. */
+static int stash_sink_rows(head *h, const sl_msg_emit *q, char *err, size_t errlen)
+{
+  size_t len = 0;
+  for (int i = 0; i < q->npayload; i++)
+    len += q->payload[i].len;
+  uint8_t *buf = malloc(len ? len : 1);
+  if (!buf) {
+    snprintf(err, errlen, "out of memory");
+    return SL_ENOMEM;
+  }
+  for (int i = 0, at = 0; i < q->npayload; i++) {
+    memcpy(buf + at, q->payload[i].data, q->payload[i].len);
+    at += (int)q->payload[i].len;
+  }
+  int rc = sl_part_wire_decode(buf, len, &h->sink_rows, err, errlen);
+  free(buf);
+  h->sink_task = rc == 0 ? q->task : SL_NONE;
+  return rc;
+}
+
 static void deliver(head *h, const sl_decision *d)
 {
-  engine *e = &h->e;
-  const sl_member *m = sl_members_get(sl_control_head_members(h->ch), d->node);
-  char err[600];
-  if (!m || m->state != SL_MEMBER_LIVE) {
-    sl__exec_fail(e, SL_EIO, "partition %u for the sink was lost with node %d before the head fetched it", d->part,
-                  d->node);
+  if (h->sink_part != d->part) {
+    sl__exec_fail(&h->e, SL_ESTATE, "partition %u reached the sink without its bytes", d->part);
     return;
   }
-  int n = d->node;
-  if (h->client[n] && strcmp(h->client_endpoint[n], m->hello.endpoint) != 0) {
-    sl_xfer_client_free(h->client[n]);
-    h->client[n] = NULL;
-  }
-  if (!h->client[n]) {
-    sl_xfer_opts xo;
-    sl_xfer_opts_default(&xo);
-    xo.timeout_ms = (int)(h->ho->node_timeout_s * 1000);
-    if (!(h->client[n] = sl_xfer_client_new(h->zctx, m->hello.endpoint, &xo, err, sizeof err))) {
-      sl__exec_fail(e, SL_EIO, "head: %s", err);
-      return;
-    }
-    snprintf(h->client_endpoint[n], sizeof h->client_endpoint[n], "%s", m->hello.endpoint);
-  }
-  size_t cap = (size_t)fmax(1 << 16, 2 * d->bytes + 4096), len = 0;
-  void *buf = malloc(cap);
-  double give_up = sl_control_clock() + h->ho->node_timeout_s;
-  int rc = buf ? SL_EAGAIN : SL_ENOMEM;
-  while (buf && rc != 0) {
-    rc = sl_xfer_fetch(h->client[n], d->part, buf, cap, &len, err, sizeof err);
-    if (rc == SL_EINVAL && len > cap) {
-      void *bigger = realloc(buf, len);
-      if (!bigger) {
-        rc = SL_ENOMEM;
-        break;
-      }
-      buf = bigger;
-      cap = len;
-      continue;
-    }
-    if (rc != SL_ENOENT || sl_control_clock() > give_up)
-      break;
-    struct timespec nap = {0, 1000000}; /* its worker stores it a moment after the head knew */
-    nanosleep(&nap, NULL);
-  }
-  sl_rows rows;
-  sl_rows_init(&rows);
-  if (rc == 0 && (rc = sl_part_wire_decode(buf, len, &rows, err, sizeof err)) == 0)
-    sl__exec_sink_rows(e, &rows);
-  else
-    sl__exec_fail(e, rc == SL_ENOMEM ? SL_ENOMEM : SL_EIO, "partition %u for the sink, from node %d: %s", d->part,
-                  n, rc == SL_ENOMEM ? "out of memory" : err);
-  sl_rows_free(&rows);
-  free(buf);
-  send_part(h, SL_MSG_DELIVER, n, d->part, d->op, d->bytes); /* its worker frees it */
+  sl__exec_sink_rows(&h->e, &h->sink_rows);
+  sl_rows_reset(&h->sink_rows);
+  h->sink_part = SL_NONE;
+  send_part(h, SL_MSG_DELIVER, d->node, d->part, d->op, d->bytes); /* its worker frees its copy */
 }
 
 /* ---------------------------------------------------------- decisions */
@@ -357,13 +331,20 @@ static void on_emit(head *h, int node, const sl_msg_emit *q)
 {
   sl_part_id pid = SL_NONE;
   sl_emit_fate fate = SL_EMIT_STORED;
+  char err[300];
+  if (q->npayload > 0 && stash_sink_rows(h, q, err, sizeof err) < 0) {
+    sl__exec_fail(&h->e, SL_EPROTO, "node %d, task %u: its output for the sink: %s", node, q->task, err);
+    return;
+  }
   int rc = sl_core_emit(h->e.core, now_of(h), q->task, q->rows, q->bytes, &pid, &fate);
+  h->sink_part = rc == 0 && q->npayload > 0 ? pid : SL_NONE;
   static const sl_msg_fate wire[] = {[SL_EMIT_STORED] = SL_MSG_FATE_STORED, [SL_EMIT_SPILLED] = SL_MSG_FATE_SPILLED,
                                      [SL_EMIT_DISCARDED] = SL_MSG_FATE_DISCARDED};
   sl_msg m;
   sl_msg_init(&m);
   m.kind = SL_MSG_EMIT;
   m.u.emit = *q;
+  m.u.emit.npayload = 0; /* the bytes stay here */
   m.u.emit.part = rc == 0 ? pid : SL_NONE;
   m.u.emit.fate = rc == 0 ? wire[fate] : rc == SL_EAGAIN ? SL_MSG_FATE_HOLD : SL_MSG_FATE_GONE;
   send_to(h, node, &m);
@@ -487,10 +468,12 @@ static void on_event(head *h, const sl_control_event *ev)
   }
 }
 
-/* Takes in what came, waiting up to @p wait_ms for the first. */
+/* Takes in what came, waiting up to @p wait_ms for the first; returns
+ * after a batch, so that a busy run's faults, ticks and samples are not
+ * held up by a stream of messages (a loss struck 72 ms late). */
 static int pump(head *h, int wait_ms, char *err, size_t errlen)
 {
-  for (;;) {
+  for (int batch = 0; batch < 64; batch++) {
     sl_control_event ev;
     int rc = sl_control_head_step(h->ch, wait_ms, &ev, err, errlen);
     if (rc <= 0)
@@ -500,6 +483,7 @@ static int pump(head *h, int wait_ms, char *err, size_t errlen)
     if (h->started)
       drain(h);
   }
+  return 0;
 }
 
 /* ------------------------------------------------------------- faults */
@@ -631,13 +615,11 @@ static int start(head *h, const sl_cluster *cluster, char *err, size_t errlen)
 {
   h->nnodes = cluster->nnodes;
   h->pid = calloc((size_t)h->nnodes, sizeof *h->pid);
-  h->client = calloc((size_t)h->nnodes, sizeof *h->client);
-  h->client_endpoint = calloc((size_t)h->nnodes, sizeof *h->client_endpoint);
   h->ready = calloc((size_t)h->nnodes, sizeof *h->ready);
   const char **names = calloc((size_t)h->nnodes, sizeof *names);
   char (*name)[SL_MSG_NAME_MAX + 1] = calloc((size_t)h->nnodes, sizeof *name);
   int rc = 0;
-  if (!h->pid || !h->client || !h->client_endpoint || !h->ready || !names || !name) {
+  if (!h->pid || !h->ready || !names || !name) {
     snprintf(err, errlen, "out of memory");
     rc = SL_ENOMEM;
     goto out;
@@ -677,10 +659,6 @@ static void finish(head *h)
       if (sl_control_head_step(h->ch, 10, &(sl_control_event){0}, err, sizeof err) < 0)
         break;
   }
-  for (int n = 0; h->client && n < h->nnodes; n++) {
-    sl_xfer_client_free(h->client[n]);
-    h->client[n] = NULL;
-  }
   sl_control_head_free(h->ch);
   h->ch = NULL;
   if (h->pid)
@@ -714,6 +692,8 @@ int sl_head_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   *e = (engine){.plan = plan, .cluster = cluster, .opts = opts};
   h->ho = ho;
   h->killed_at = -1;
+  h->sink_part = SL_NONE;
+  h->sink_task = SL_NONE;
   sl_fault_log_init(&e->fault_log, &opts->faults);
   pthread_mutex_init(&e->lock, NULL);
   pthread_cond_init(&e->main_cv, NULL);
@@ -760,8 +740,7 @@ int sl_head_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   pthread_cond_destroy(&e->spill_cv);
   pthread_mutex_destroy(&e->lock);
   free(h->pid);
-  free(h->client);
-  free(h->client_endpoint);
+  sl_rows_free(&h->sink_rows);
   free(h->ready);
   free(h->orders);
   free(h);

@@ -40,6 +40,7 @@ typedef struct {
   char (*client_endpoint)[SL_MSG_ENDPOINT_MAX + 1];
   uint32_t emits; /* outputs of the current attempt so far */
   char why[SL_MSG_WHY_MAX + 1]; /* why its inputs could not be had */
+  sl_part_wire wire; /* an output for the sink, as its EMIT carries it */
 } slot_state;
 
 typedef struct {
@@ -100,7 +101,18 @@ static void queue_failed(proc *p, sl_task_id task, int op, int code, const char 
 
 /* ------------------------------------------------- the engine's hooks */
 
-static int remote_emit(worker *w, sl_task_id task, int64_t rows, double bytes, sl_part_id *pid, sl_emit_fate *fate)
+/* Takes back an EMIT of this slot's still queued: its payload borrows the
+ * slot's buffers, which the attempt frees once it stops. Under the lock. */
+static void unqueue_payload(proc *p, sl_task_id task)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < p->nout; i++)
+    if (!(p->outq[i].kind == SL_MSG_EMIT && p->outq[i].u.emit.task == task && p->outq[i].u.emit.npayload > 0))
+      p->outq[k++] = p->outq[i];
+  p->nout = k;
+}
+
+static int remote_emit(worker *w, sl_task_id task, const sl_rows *out, sl_part_id *pid, sl_emit_fate *fate)
 {
   engine *e = w->e;
   proc *p = e->remote_ctx;
@@ -108,14 +120,22 @@ static int remote_emit(worker *w, sl_task_id task, int64_t rows, double bytes, s
   sl_msg m;
   sl_msg_init(&m);
   m.kind = SL_MSG_EMIT;
-  m.u.emit = (sl_msg_emit){.task = task, .index = ++st->emits, .rows = rows, .bytes = bytes, .part = SL_NONE,
-                           .fate = SL_MSG_FATE_ASK};
+  m.u.emit = (sl_msg_emit){.task = task, .index = ++st->emits, .rows = (int64_t)sl_rows_count(out),
+                           .bytes = (double)sl_rows_bytes(out), .part = SL_NONE, .fate = SL_MSG_FATE_ASK};
+  if (w->current_op == e->plan->nops - 1) { /* for the sink, at the head: its bytes go with it */
+    sl_part_wire_segs(out, &st->wire);
+    m.u.emit.npayload = st->wire.nsegs;
+    for (int i = 0; i < st->wire.nsegs; i++)
+      m.u.emit.payload[i] = (sl_msg_part){st->wire.seg[i].data, st->wire.seg[i].len};
+  }
   w->has_answer = false;
   queue(p, &m);
   while (!w->has_answer && !atomic_load(&w->cancel) && !e->stop)
     pthread_cond_wait(&w->cv, &e->lock);
-  if (!w->has_answer)
+  if (!w->has_answer) {
+    unqueue_payload(p, task);
     return SL_ESTATE;
+  }
   w->has_answer = false;
   *pid = w->answer_part;
   *fate = w->answer_fate;

@@ -201,7 +201,7 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
     }
     sl_part_id pid;
     sl_emit_fate fate;
-    rc = e->remote ? e->remote->emit(w, tr->id, rows, bytes, &pid, &fate)
+    rc = e->remote ? e->remote->emit(w, tr->id, out, &pid, &fate)
                    : sl_core_emit(e->core, sl__exec_now(e), tr->id, rows, bytes, &pid, &fate);
     if (rc == SL_EAGAIN) {
       /* Parking this task may have been the core's cue to let another

@@ -220,6 +220,19 @@ static void test_every_kind_round_trips(void **state)
   assert_true(back.u.emit.bytes == 1e-300);
   assert_int_equal(back.u.emit.part, 99);
   assert_int_equal(back.u.emit.fate, SL_MSG_FATE_HOLD);
+  assert_int_equal(back.u.emit.npayload, 0);
+
+  /* an output for the sink asks with its bytes, an empty frame kept */
+  head(&m, SL_MSG_EMIT);
+  m.u.emit = (sl_msg_emit){.task = 6, .index = 1, .rows = 2, .bytes = 5, .part = SL_NONE, .fate = SL_MSG_FATE_ASK,
+                           .npayload = 3};
+  m.u.emit.payload[0] = (sl_msg_part){"head", 4};
+  m.u.emit.payload[1] = (sl_msg_part){"", 0};
+  m.u.emit.payload[2] = (sl_msg_part){"hello", 5};
+  round_trip(&m, &back);
+  assert_int_equal(back.u.emit.npayload, 3);
+  assert_int_equal(back.u.emit.payload[1].len, 0);
+  assert_memory_equal(back.u.emit.payload[2].data, "hello", 5);
 
   head(&m, SL_MSG_FINISHED);
   m.u.finished = (sl_msg_finished){.task = 4000000001u, .parts_out = 7, .rows_out = -5, .bytes_out = 3.5,
@@ -392,6 +405,9 @@ static void sample(sl_msg_kind k, sl_msg *m)
   case SL_MSG_FAILED:
     strcpy(m->u.failed.why, "stopped");
     break;
+  case SL_MSG_EMIT: /* an answer: no payload frames */
+    m->u.emit = (sl_msg_emit){.task = 1, .part = 2, .fate = SL_MSG_FATE_STORED};
+    break;
   case SL_MSG_PLAN: {
     static const char args[] = "a.ini\0--quiet\0";
     m->u.plan = (sl_msg_plan){.slots = 2, .argc = 2, .args = args, .args_len = sizeof args - 1};
@@ -483,7 +499,9 @@ static void test_missing_and_extra_frames_are_refused(void **state)
     memcpy(f.data[n], "abc", 3);
     f.len[n] = 3;
     f.n = f.owned = n + 1;
-    assert_refused(&f, k == SL_MSG_CHUNK ? "payload frames hold 13 bytes, its header says 10" : "frames, expected");
+    assert_refused(&f, k == SL_MSG_CHUNK  ? "payload frames hold 13 bytes, its header says 10"
+                       : k == SL_MSG_EMIT ? "emit: payload frames with an answer"
+                                          : "frames, expected");
     frames_free(&f);
   }
 }

@@ -68,7 +68,7 @@ static const field chunk_f[] = {F(u.chunk.part),   F(u.chunk.tag),   F(u.chunk.s
                                 F(u.chunk.offset), F(u.chunk.total), F(u.chunk.len)};
 
 /* Each kind's fields, in the order they go, and its frames (-1: a
- * CHUNK's, 1 plus its payload). */
+ * CHUNK's or an EMIT's, 1 plus its payload). */
 static const struct {
   const char *name;
   const field *f;
@@ -77,7 +77,7 @@ static const struct {
 } kinds[SL_MSG_NKINDS] = {
     [SL_MSG_HELLO] = {"hello", FIELDS(hello_f), 3},    [SL_MSG_WELCOME] = {"welcome", FIELDS(welcome_f), 1},
     [SL_MSG_PEER] = {"peer", FIELDS(peer_f), 2},       [SL_MSG_LAUNCH] = {"launch", FIELDS(launch_f), 2},
-    [SL_MSG_EMIT] = {"emit", FIELDS(emit_f), 1},       [SL_MSG_FINISHED] = {"finished", FIELDS(finished_f), 1},
+    [SL_MSG_EMIT] = {"emit", FIELDS(emit_f), -1},       [SL_MSG_FINISHED] = {"finished", FIELDS(finished_f), 1},
     [SL_MSG_FAILED] = {"failed", FIELDS(failed_f), 2}, [SL_MSG_HEARTBEAT] = {"heartbeat", FIELDS(heartbeat_f), 1},
     [SL_MSG_CANCEL] = {"cancel", FIELDS(task_f), 1},   [SL_MSG_RESUME] = {"resume", FIELDS(task_f), 1},
     [SL_MSG_DROP] = {"drop", FIELDS(part_f), 1},       [SL_MSG_DELIVER] = {"deliver", FIELDS(part_f), 1},
@@ -231,6 +231,12 @@ static int check(const sl_msg *m, char *err, size_t errlen)
   case SL_MSG_EMIT:
     if ((unsigned)m->u.emit.fate >= SL_MSG_FATE_NKINDS)
       return sl__msg_fail(SL_EPROTO, err, errlen, "emit: unknown fate %d", (int)m->u.emit.fate);
+    if (m->u.emit.npayload < 0 || m->u.emit.npayload > SL_MSG_EMIT_MAX_PAYLOAD)
+      return sl__msg_fail(SL_EPROTO, err, errlen, "emit: %d payload frames, at most %d", m->u.emit.npayload,
+                          SL_MSG_EMIT_MAX_PAYLOAD);
+    if (m->u.emit.npayload > 0 && m->u.emit.fate != SL_MSG_FATE_ASK)
+      return sl__msg_fail(SL_EPROTO, err, errlen, "emit: payload frames with an answer (fate %d)",
+                          (int)m->u.emit.fate);
     return 0;
   case SL_MSG_FAILED:
     return check_string(m->u.failed.why, SL_MSG_WHY_MAX, "failed: the reason", err, errlen);
@@ -352,6 +358,11 @@ int sl_msg_encode(const sl_msg *m, sl_msg_frames *out, char *err, size_t errlen)
     if (put_inputs(&m->u.launch, out) != 0)
       return sl__msg_fail(SL_ENOMEM, err, errlen, "launch: no memory for %d inputs", m->u.launch.ninputs);
     out->nparts = 2;
+    break;
+  case SL_MSG_EMIT: /* never NULL, even empty */
+    for (int i = 0; i < m->u.emit.npayload; i++)
+      out->part[out->nparts++] = (sl_msg_part){m->u.emit.payload[i].len ? m->u.emit.payload[i].data : out->head,
+                                               m->u.emit.payload[i].len};
     break;
   case SL_MSG_CHUNK:
     for (int i = 0; i < m->u.chunk.npayload; i++)
@@ -531,6 +542,14 @@ static int get_frames(const sl_msg_part *parts, int nparts, sl_msg *m, char *err
   }
   case SL_MSG_LAUNCH:
     return get_inputs(&parts[1], m, err, errlen);
+  case SL_MSG_EMIT:
+    if (nparts - 1 > SL_MSG_EMIT_MAX_PAYLOAD)
+      return sl__msg_fail(SL_EPROTO, err, errlen, "emit: %d payload frames, at most %d", nparts - 1,
+                          SL_MSG_EMIT_MAX_PAYLOAD);
+    m->u.emit.npayload = nparts - 1;
+    for (int i = 1; i < nparts; i++)
+      m->u.emit.payload[i - 1] = parts[i];
+    return 0;
   case SL_MSG_CHUNK:
     if (nparts - 1 > SL_MSG_MAX_PAYLOAD)
       return sl__msg_fail(SL_EPROTO, err, errlen, "chunk: %d payload frames, at most %d", nparts - 1,

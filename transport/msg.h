@@ -57,6 +57,9 @@
 /** @brief Most payload frames of a CHUNK (one per buffer it spans). */
 #define SL_MSG_MAX_PAYLOAD 8
 
+/** @brief Most payload frames of an EMIT (an output for the sink). */
+#define SL_MSG_EMIT_MAX_PAYLOAD 3
+
 /** @brief Most frames of any message. */
 #define SL_MSG_MAX_FRAMES (1 + SL_MSG_MAX_PAYLOAD)
 
@@ -137,7 +140,10 @@ typedef struct {
  * @brief EMIT. Fields: task u32, index u32, rows i64, bytes f64, part u32,
  *        fate i32. From a worker: output @c index (from 1) of @c task, part
  *        SL_NONE, fate ASK. The head answers with the same message, the
- *        partition's id and its fate.
+ *        partition's id and its fate. An output of the last operator goes
+ *        to the head's sink as it is emitted, so its ASK carries its bytes
+ *        (executor/part_wire.h) in up to SL_MSG_EMIT_MAX_PAYLOAD frames,
+ *        which may be empty.
  */
 typedef struct {
   sl_task_id task;
@@ -146,6 +152,9 @@ typedef struct {
   double bytes;
   sl_part_id part;
   sl_msg_fate fate;
+  int npayload;                                 /**< frames after the header: 0, or with fate ASK up to
+                                                     SL_MSG_EMIT_MAX_PAYLOAD */
+  sl_msg_part payload[SL_MSG_EMIT_MAX_PAYLOAD]; /**< borrowed: from the frames decoded, or the sender's */
 } sl_msg_emit;
 
 /** @brief CANCEL, RESUME. Field: task u32. */
