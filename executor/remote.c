@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -534,9 +535,15 @@ static int build(proc *p, const sl_msg_plan *plan, sl_remote_build_fn fn, void *
     snprintf(err, errlen, "the head made this worker node %d of a cluster of %d", p->node, p->nnodes);
     return SL_EPROTO;
   }
+  /* each node its own folder: the workers of one machine share the run's */
   char spill[700];
-  snprintf(spill, sizeof spill, "%s/spill/node-%d", run.opts->spill_dir ? run.opts->spill_dir : run.opts->out_dir,
-           p->node);
+  snprintf(spill, sizeof spill, "%s%s", run.opts->spill_dir ? run.opts->spill_dir : run.opts->out_dir,
+           run.opts->spill_dir ? "" : "/spill");
+  if (mkdir(spill, 0777) < 0 && errno != EEXIST) {
+    snprintf(err, errlen, "cannot create the spill folder %s: %s", spill, strerror(errno));
+    return SL_EIO;
+  }
+  snprintf(spill + strlen(spill), sizeof spill - strlen(spill), "/node-%d", p->node);
   e->store = sl_store_new(p->nnodes, spill);
   e->net = sl_net_new(run.cluster);
   p->peer = calloc((size_t)p->nnodes, sizeof *p->peer);
@@ -786,7 +793,7 @@ int sl_remote_worker_run(const sl_remote_opts *o, sl_remote_build_fn fn, void *c
     goto out;
   sl_xfer_server_set_lookup(p->xs, serve_from_store, p);
   sl_msg_hello hello = {0};
-  snprintf(hello.name, sizeof hello.name, "%s", o->name ? o->name : "any");
+  snprintf(hello.name, sizeof hello.name, "%s", o->name ? o->name : SL_MEMBERS_ANY);
   snprintf(hello.endpoint, sizeof hello.endpoint, "%s", sl_xfer_server_endpoint(p->xs));
   if (!(p->cw = sl_control_worker_new(p->zctx, o->head, &hello, err, errlen)))
     goto out;

@@ -91,6 +91,23 @@ static void test_nodes_by_name_or_first_open(void **state)
   h.name[0] = '\0';
   assert_int_equal(sl_members_hello(m, &h, 5, &j, err, sizeof err), SL_EINVAL);
   assert_int_equal(sl_members_live(m), 4);
+  /* any node: none is free while all four are live */
+  h = hello_of(SL_MEMBERS_ANY);
+  assert_int_equal(sl_members_hello(m, &h, 5, &j, err, sizeof err), SL_ENOENT);
+  sl_members_free(m);
+
+  /* a worker for any node takes the nodes no worker had, in order, named or
+   * not; then one that is not live */
+  const char *named[3] = {"a", "b", NULL};
+  m = table(3, named);
+  sl_members_join any0 = join(m, SL_MEMBERS_ANY, 1), b = join(m, "b", 2), any2 = join(m, SL_MEMBERS_ANY, 3);
+  assert_int_equal(any0.node, 0);
+  assert_int_equal(b.node, 1);
+  assert_int_equal(any2.node, 2);
+  assert_int_equal(sl_members_hello(m, &h, 4, &j, err, sizeof err), SL_ENOENT);
+  assert_int_equal(sl_members_lose(m, 1, 5), 0);
+  assert_int_equal(sl_members_hello(m, &h, 6, &j, err, sizeof err), 0);
+  assert_int_equal(j.node, 1);
   sl_members_free(m);
 
   /* no names at all: first come, first served */

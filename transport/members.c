@@ -156,6 +156,15 @@ const sl_member *sl_members_get(const sl_members *m, int node)
  * name); -1 when neither. */
 static int node_for(sl_members *m, const char *name)
 {
+  if (strcmp(name, SL_MEMBERS_ANY) == 0) { /* a node no worker has had yet, else one not live */
+    for (int i = 0; i < m->nodes; i++)
+      if (m->node[i].joins == 0)
+        return i;
+    for (int i = 0; i < m->nodes; i++)
+      if (m->node[i].state != SL_MEMBER_LIVE)
+        return i;
+    return -1;
+  }
   int open = -1;
   for (int i = 0; i < m->nodes; i++) {
     if (strcmp(m->node[i].name, name) == 0)

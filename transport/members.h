@@ -12,6 +12,9 @@
  *   the list the head was given, or else the first node that no name
  *   holds (the node keeps the name for later). It also gets a fresh
  *   incarnation: a number the table has never given before, to any node.
+ * - A worker named SL_MEMBERS_ANY ("*") takes the first node no worker has
+ *   had yet, else the first that is not live, whatever its name: a worker
+ *   started by hand need not know the cluster's names.
  * - A message of the node's live incarnation restarts its silence; any
  *   other (an older incarnation, a node lost or gone, a node that does not
  *   exist) is stale and is dropped.
@@ -35,6 +38,9 @@
 
 #include "models/error.h"
 #include "transport/msg.h"
+
+/** @brief The name of a worker that takes any node (above). */
+#define SL_MEMBERS_ANY "*"
 
 /** @brief The liveness timings a head gives its workers in WELCOME. */
 typedef struct {

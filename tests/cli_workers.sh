@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# A run across processes (sluice run --launch, sluice worker) on loopback:
+# the same sink as the run in one process, with and without failures that
+# really happen (a worker SIGKILLed and lost at the node timeout, a new
+# process for it, a task killed, spills read by other nodes), workers
+# started by hand, a head that dies, and never a worker left behind.
+set -u
+sluice=$1
+src=$2
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tmp=$(mktemp -d)
+port=$((20000 + $$ % 20000))
+endpoint="tcp://127.0.0.1:$port"
+cleanup() {
+  pkill -KILL -f "worker --head $endpoint" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+cd "$tmp"
+cluster="$src/tests/fixtures/mixed.cluster.ini"
+cp "$src/tests/fixtures/tiny.ini" tiny.ini
+cp "$src/tests/fixtures/workers.ini" w.ini
+
+# workers of this test still running: none may outlive a run
+orphans() { pgrep -f "worker --head $endpoint" | wc -l; }
+field() { summary_field "$1" "$2"; }
+
+check "worker without --head exits 2" exits 2 "$sluice" worker
+check "--launch ssh is refused (exit 2)" exits 2 "$sluice" run tiny.ini --cluster "$cluster" --launch ssh
+check "worker --help exits 0" exits 0 "$sluice" worker --help
+
+"$sluice" run w.ini --cluster "$cluster" --out one --quiet >one.log 2>&1
+check "the run in one process completes" test "$(field one complete)" = 1
+want=$(field one sink_checksum)
+
+"$sluice" run w.ini --cluster "$cluster" --out multi --quiet --launch local --listen "$endpoint" >multi.log 2>&1
+check "a run on three worker processes exits 0" test $? -eq 0
+check "it completes with every row" test "$(field multi complete)/$(field multi rows)" = "1/384"
+check "its sink is the one-process run's ($want)" test "$(field multi sink_checksum)" = "$want"
+check "no worker outlives it" test "$(orphans)" -eq 0
+moved=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["transfer_bytes"]>0{n++} END{print n+0}' multi/tasks.csv)
+check "tasks.csv says what crossed between workers ($moved tasks fetched inputs)" test "$moved" -gt 0
+
+# failures as they happen: a task killed, node cpu.0's process SIGKILLed
+# (the head hears nothing more and loses it at the timeout), then a new
+# process for it that joins with a new incarnation
+"$sluice" run w.ini --cluster "$cluster" --out faults --quiet --launch local --listen "$endpoint" \
+  --node-timeout 200ms --fail kill:work@0.1s,lose:0@0.2s,join:0@0.6s >faults.log 2>&1
+check "a run with a kill, a loss and a rejoin exits 0" test $? -eq 0
+check "it completes with every row" test "$(field faults complete)/$(field faults rows)" = "1/384"
+check "its sink is the failure-free run's: 0 rows lost or doubled" test "$(field faults sink_checksum)" = "$want"
+check "the three faults were applied" test "$(field faults faults_applied)" = 3
+lose=$(awk -F, '$NF=="lose:cpu.0"{print $1}' faults/timeline.csv)
+lost=$(awk -F, '$NF=="lost:cpu.0"{print $1}' faults/timeline.csv)
+joined=$(awk -F, '$NF=="joined:cpu.0"{print $1}' faults/timeline.csv)
+echo "killed at ${lose:-?} s, lost at ${lost:-?} s, joined at ${joined:-?} s (timeout 200 ms)"
+# silence is counted from the last heartbeat (at most 40 ms before the kill)
+check "the loss is seen at the timeout" awk -v a="${lose:-0}" -v b="${lost:-0}" 'BEGIN{d=b-a; exit !(d>=0.15 && d<=0.45)}'
+check "the new process joins" test -n "$joined"
+check "no worker outlives it" test "$(orphans)" -eq 0
+
+# spills: the batch model under a small store spills, and other nodes read
+# the spilled partitions from the worker that wrote them
+"$sluice" run w.ini --cluster "$cluster" --out spill --quiet --launch local --listen "$endpoint" \
+  --model batch --memory 600KB >spill.log 2>&1
+check "a run that spills exits 0" test $? -eq 0
+check "it spilled" awk -v b="$(field spill spilled_bytes)" 'BEGIN{exit !(b > 0)}'
+check "its sink is the one-process run's" test "$(field spill sink_checksum)" = "$want"
+
+# workers started by hand (any tool may start them: ssh, srun): the head waits for them
+"$sluice" run tiny.ini --cluster "$cluster" --out hand --quiet --launch none --listen "$endpoint" >hand.log 2>&1 &
+head_pid=$!
+sleep 0.2
+for i in 1 2 3; do "$sluice" worker --head "$endpoint" >"worker$i.log" 2>&1 & done
+wait $head_pid
+check "a head with workers started by hand exits 0" test $? -eq 0
+check "it completes" test "$(field hand complete)/$(field hand rows)" = "1/64"
+sleep 0.3
+check "its workers exit when it ends" test "$(orphans)" -eq 0
+
+# a head that dies: its local workers die with it, and workers started by
+# hand give up after the timeout
+"$sluice" run w.ini --cluster "$cluster" --out dead --quiet --launch local --listen "$endpoint" >dead.log 2>&1 &
+head_pid=$!
+sleep 0.3
+kill -KILL $head_pid
+wait $head_pid 2>/dev/null
+sleep 0.3
+check "local workers die with a killed head" test "$(orphans)" -eq 0
+"$sluice" run w.ini --cluster "$cluster" --out dead2 --quiet --launch none --listen "$endpoint" \
+  --node-timeout 300ms >dead2.log 2>&1 &
+head_pid=$!
+sleep 0.2
+for i in 1 2 3; do "$sluice" worker --head "$endpoint" >"lone$i.log" 2>&1 & done
+sleep 0.4
+kill -KILL $head_pid
+wait $head_pid 2>/dev/null
+sleep 1
+check "workers started by hand exit once the head is silent" test "$(orphans)" -eq 0
+check "and say why" grep -q "head fell silent" lone1.log lone2.log lone3.log
+
+exit $((fails > 0))
