@@ -21,7 +21,7 @@
 
 static const char *USAGE =
   "sluice run WORKLOAD [--cluster SPEC] [--model MODEL] [--memory SIZE] [--on-full spill|oom]\n"
-  "                    [--launch local|none [--listen ENDPOINT] [--node-timeout TIME]]\n"
+  "                    [--launch local|ssh|slurm|none [--listen ENDPOINT] [--node-timeout TIME]]\n"
   "                    [--fail SCHEDULE] [--out DIR] [--reservation-ratio R]\n"
   "                    [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
   "                    [--seed N] [--stall-timeout TIME] [--max-errored-rows N] [--time-scale F]\n"
@@ -61,7 +61,9 @@ static const char *HELP =
   SL_CLI_AUTOPLACE_HELP
   "  --launch HOW          run each node of the cluster in a worker process (sluice worker)\n"
   "                        that this process, the head, drives over ZeroMQ: local (started\n"
-  "                        here) or none (started by hand, or by ssh, srun or any tool)\n"
+  "                        here), ssh (on each node's host, its group's `hosts`; $SLUICE_SSH\n"
+  "                        replaces ssh), slurm (srun, one per node of the allocation) or none\n"
+  "                        (started by hand or by any tool)\n"
   "  --listen ENDPOINT     where the head takes its workers (default tcp://127.0.0.1:*: a free port)\n"
   "  --node-timeout TIME   a worker silent this long is lost (default 2s)\n"
   "  --quiet               no progress line\n\n"
@@ -257,8 +259,8 @@ int sl_cli_run_prepare(int argc, char **argv, sl_cli_run *r)
         return sl_cli_usage_error("run", "--time-scale takes a positive factor, not '%s'", optarg);
       break;
     case O_LAUNCH:
-      if (strcmp(optarg, "local") && strcmp(optarg, "none"))
-        return sl_cli_usage_error("run", "--launch takes local or none, not '%s'", optarg);
+      if (strcmp(optarg, "local") && strcmp(optarg, "ssh") && strcmp(optarg, "slurm") && strcmp(optarg, "none"))
+        return sl_cli_usage_error("run", "--launch takes local, ssh, slurm or none, not '%s'", optarg);
       r->launch = optarg;
       break;
     case O_LISTEN:

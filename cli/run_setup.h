@@ -25,7 +25,7 @@ typedef struct {
   double time_scale;
   char outdir[512];
   /* across machines (executor/head.h): NULL launch runs in this process */
-  const char *launch;       /**< local or none (workers started by hand or any tool) */
+  const char *launch;       /**< local, ssh, slurm or none (workers started by hand or any tool) */
   const char *listen;       /**< the head's control endpoint (default tcp://127.0.0.1:*) */
   double node_timeout_s;    /**< a worker silent this long is lost (default 2 s) */
 } sl_cli_run;

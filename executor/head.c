@@ -54,6 +54,7 @@ typedef struct {
   bool started;
   int next_fault;
   double killed_at;        /* when a lose fault's SIGKILL went, for the detection time */
+  pid_t helper_pid;        /* srun, or a kill over ssh, still running */
   char exe[1024];
 } head;
 
@@ -69,26 +70,119 @@ static void node_name(const head *h, int node, char *out, size_t n)
   sl_cluster_node_name(h->e.cluster, node, out, n);
 }
 
-/* Starts node @p node's worker process here. */
+/* Quotes @p s for sh into @p out: 'it''s'. */
+static void sh_quote(const char *s, char *out, size_t n)
+{
+  size_t k = 0;
+  if (k + 1 < n)
+    out[k++] = '\'';
+  for (; *s && k + 5 < n; s++) {
+    if (*s == '\'') {
+      memcpy(out + k, "'\\''", 4);
+      k += 4;
+    } else {
+      out[k++] = *s;
+    }
+  }
+  if (k + 1 < n)
+    out[k++] = '\'';
+  out[k] = '\0';
+}
+
+/* The command line that starts node @p node's worker, for a shell. */
+static void worker_command(const head *h, int node, char *out, size_t n)
+{
+  char name[SL_MSG_NAME_MAX + 1], qexe[2100], qep[600], qname[200];
+  node_name(h, node, name, sizeof name);
+  sh_quote(h->exe, qexe, sizeof qexe);
+  sh_quote(sl_control_head_endpoint(h->ch), qep, sizeof qep);
+  sh_quote(name, qname, sizeof qname);
+  snprintf(out, n, "exec %s worker --head %s --name %s", qexe, qep, qname);
+}
+
+/* Runs @p cmd on node @p node's host through ssh (or $SLUICE_SSH, called
+ * as `SLUICE_SSH HOST COMMAND`); the child's pid, or -1. */
+static pid_t over_ssh(const head *h, int node, const char *cmd)
+{
+  char host[SL_NAME_MAX];
+  sl_cluster_node_host(h->e.cluster, node, host, sizeof host);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", "exec ${SLUICE_SSH:-ssh} \"$0\" \"$1\"", host, cmd, (char *)NULL);
+    _exit(127);
+  }
+  return pid;
+}
+
+/* Starts node @p node's worker: here, or on its host over ssh. */
 static int spawn(head *h, int node, char *err, size_t errlen)
 {
-  char name[SL_MSG_NAME_MAX + 1];
+  char name[SL_MSG_NAME_MAX + 1], cmd[3000];
   node_name(h, node, name, sizeof name);
-  const char *ep = sl_control_head_endpoint(h->ch);
+  worker_command(h, node, cmd, sizeof cmd);
   fflush(NULL);
-  pid_t pid = fork();
+  pid_t pid;
+  if (strcmp(h->ho->launch, "ssh") == 0) {
+    pid = over_ssh(h, node, cmd);
+  } else if ((pid = fork()) == 0) {
+    /* dies with the head: a head killed outright leaves no worker behind */
+    setenv("SLUICE_WORKER_PARENT_DEATH", "1", 1);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
   if (pid < 0) {
     snprintf(err, errlen, "cannot start the worker of node %s: %s", name, strerror(errno));
     return SL_EIO;
   }
+  h->pid[node] = pid;
+  return 0;
+}
+
+/* Kills node @p node's worker outright: here, or on its host. */
+static void kill_worker(head *h, int node)
+{
+  if (h->pid[node] > 0)
+    kill(h->pid[node], SIGKILL);
+  if (strcmp(h->ho->launch, "ssh") == 0) { /* the ssh client's end is not the worker's */
+    char name[SL_MSG_NAME_MAX + 1], pattern[700], q[1400], cmd[1500];
+    node_name(h, node, name, sizeof name);
+    /* the worker's arguments, as its command line shows them */
+    snprintf(pattern, sizeof pattern, "worker --head %s --name %s", sl_control_head_endpoint(h->ch), name);
+    sh_quote(pattern, q, sizeof q);
+    snprintf(cmd, sizeof cmd, "pkill -KILL -f -- %s", q);
+    pid_t pid = over_ssh(h, node, cmd);
+    if (pid > 0)
+      h->helper_pid = pid;
+  }
+}
+
+/* Starts the workers of every node with srun, inside a Slurm allocation:
+ * one task per allocated node, each taking any node of the cluster. */
+static int spawn_srun(head *h, char *err, size_t errlen)
+{
+  if (!getenv("SLURM_JOB_ID")) {
+    snprintf(err, errlen, "--launch slurm starts the workers inside an allocation: run it under salloc or sbatch");
+    return SL_EINVAL;
+  }
+  char n[32], qexe[2100], qep[600], cmd[3000];
+  snprintf(n, sizeof n, "%d", h->nnodes);
+  sh_quote(h->exe, qexe, sizeof qexe);
+  sh_quote(sl_control_head_endpoint(h->ch), qep, sizeof qep);
+  /* Slurm keeps the step running when a task or a node dies: the head decides */
+  snprintf(cmd, sizeof cmd, "exec srun --no-kill --kill-on-bad-exit=0 --nodes=%s --ntasks=%s --ntasks-per-node=1 "
+                            "%s worker --head %s",
+           n, n, qexe, qep);
+  fflush(NULL);
+  pid_t pid = fork();
   if (pid == 0) {
-    /* dies with the head: a head killed outright leaves no worker behind */
-    setenv("SLUICE_WORKER_PARENT_DEATH", "1", 1);
-    execl(h->exe, "sluice", "worker", "--head", ep, "--name", name, (char *)NULL);
-    fprintf(stderr, "sluice run: cannot start %s worker: %s\n", h->exe, strerror(errno));
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
     _exit(127);
   }
-  h->pid[node] = pid;
+  if (pid < 0) {
+    snprintf(err, errlen, "cannot start srun: %s", strerror(errno));
+    return SL_EIO;
+  }
+  h->helper_pid = pid;
   return 0;
 }
 
@@ -96,10 +190,13 @@ static int spawn(head *h, int node, char *err, size_t errlen)
 static void reap(head *h)
 {
   pid_t pid;
-  while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+  while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
     for (int n = 0; n < h->nnodes; n++)
       if (h->pid[n] == pid)
         h->pid[n] = 0;
+    if (pid == h->helper_pid)
+      h->helper_pid = 0;
+  }
 }
 
 /* Waits up to @p seconds for the workers started here to exit, then kills
@@ -109,7 +206,7 @@ static void wait_workers(head *h, double seconds)
   double until = sl_control_clock() + seconds;
   for (;;) {
     reap(h);
-    bool any = false;
+    bool any = h->helper_pid > 0;
     for (int n = 0; n < h->nnodes; n++)
       any = any || h->pid[n] > 0;
     if (!any)
@@ -125,6 +222,11 @@ static void wait_workers(head *h, double seconds)
       waitpid(h->pid[n], NULL, 0);
       h->pid[n] = 0;
     }
+  if (h->helper_pid > 0) {
+    kill(h->helper_pid, SIGKILL);
+    waitpid(h->helper_pid, NULL, 0);
+    h->helper_pid = 0;
+  }
 }
 
 /* ---------------------------------------------------------- messages */
@@ -509,8 +611,7 @@ static void inject(head *h, int i, double now)
     break;
   }
   case SL_FAULT_LOSE: /* the process dies; the core hears of it at the node timeout */
-    if (h->pid[f->node] > 0)
-      kill(h->pid[f->node], SIGKILL);
+    kill_worker(h, f->node);
     h->killed_at = now;
     sl__exec_mark_fault(e, now, "lose", f->node, NULL);
     break;
@@ -520,6 +621,7 @@ static void inject(head *h, int i, double now)
     if (h->pid[f->node] > 0) {
       kill(h->pid[f->node], SIGKILL);
       waitpid(h->pid[f->node], NULL, 0);
+      h->pid[f->node] = 0;
     }
     if (spawn(h, f->node, err, sizeof err) < 0)
       sl__exec_fail(e, SL_EIO, "%s", err);
@@ -551,7 +653,7 @@ static int await_workers(head *h, char *err, size_t errlen)
     if (rc < 0)
       return rc;
     reap(h);
-    for (int n = 0; strcmp(h->ho->launch, "local") == 0 && n < h->nnodes; n++) {
+    for (int n = 0; strcmp(h->ho->launch, "local") == 0 && n < h->nnodes; n++) { /* ssh may retry: wait */
       const sl_member *m = sl_members_get(mem, n);
       if (h->pid[n] == 0 && m->state != SL_MEMBER_LIVE) {
         snprintf(err, errlen, "the worker of node %d exited before it joined (its message is above)", n);
@@ -635,11 +737,13 @@ static int start(head *h, const sl_cluster *cluster, char *err, size_t errlen)
     rc = SL_EIO;
     goto out;
   }
-  if (strcmp(h->ho->launch, "local") != 0)
+  if (strcmp(h->ho->launch, "none") == 0)
     fprintf(stderr, "sluice run: head at %s; start one worker per node with\n"
-                    "  sluice worker --head %s --name NODE\n",
+                    "  sluice worker --head %s [--name NODE]\n",
             sl_control_head_endpoint(h->ch), sl_control_head_endpoint(h->ch));
-  for (int n = 0; strcmp(h->ho->launch, "local") == 0 && n < h->nnodes && rc == 0; n++)
+  if (strcmp(h->ho->launch, "slurm") == 0)
+    rc = spawn_srun(h, err, errlen);
+  for (int n = 0; (!strcmp(h->ho->launch, "local") || !strcmp(h->ho->launch, "ssh")) && n < h->nnodes && rc == 0; n++)
     rc = spawn(h, n, err, errlen);
 out:
   free(names);
@@ -668,13 +772,26 @@ static void finish(head *h)
   h->zctx = NULL;
 }
 
-static int check_faults(const head *h, char *err, size_t errlen)
+/* Whether this launch can kill and start workers for lose and join faults. */
+static bool controls_workers(const char *launch)
+{
+  return strcmp(launch, "local") == 0 || strcmp(launch, "ssh") == 0;
+}
+
+static int check_launch(const head *h, char *err, size_t errlen)
 {
   const sl_fault_schedule *f = &h->e.opts->faults;
   for (int i = 0; i < f->n; i++)
-    if (f->ev[i].kind != SL_FAULT_KILL && strcmp(h->ho->launch, "local") != 0) {
-      snprintf(err, errlen, "--fail %s: the head loses and starts worker processes it started itself "
-                            "(--launch local); stop or start the worker by hand instead", f->ev[i].text);
+    if (f->ev[i].kind != SL_FAULT_KILL && !controls_workers(h->ho->launch)) {
+      snprintf(err, errlen, "--fail %s: the head loses and starts the workers it started itself "
+                            "(--launch local or ssh); stop or start the worker by hand instead", f->ev[i].text);
+      return SL_EINVAL;
+    }
+  char host[SL_NAME_MAX], name[SL_NAME_MAX * 2];
+  for (int n = 0; strcmp(h->ho->launch, "ssh") == 0 && n < h->e.cluster->nnodes; n++)
+    if (!sl_cluster_node_host(h->e.cluster, n, host, sizeof host)) {
+      sl_cluster_node_name(h->e.cluster, n, name, sizeof name);
+      snprintf(err, errlen, "--launch ssh: node %s has no host: give its group `hosts = ...`, one per node", name);
       return SL_EINVAL;
     }
   return 0;
@@ -706,7 +823,7 @@ int sl_head_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
     ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = '\0';
   }
-  int rc = check_faults(h, err, errlen);
+  int rc = check_launch(h, err, errlen);
   int why = 0;
   char cerr[512];
   sl_core_opts core = sl_exec_core_opts(opts);

@@ -23,8 +23,11 @@
 #include "executor/engine.h"
 
 typedef struct {
-  const char *launch;        /**< "local": worker processes started here (the default); "none":
-                                  started by hand or by any other tool */
+  const char *launch;        /**< "local": worker processes started here (the default); "ssh": on
+                                  each node's host (sl_cluster_node_host()), through $SLUICE_SSH
+                                  (default ssh) called as `SLUICE_SSH HOST COMMAND`; "slurm": srun,
+                                  one worker per node of the allocation; "none": started by hand or
+                                  by any other tool */
   const char *listen;        /**< the control endpoint (default tcp://127.0.0.1:*: a free port) */
   double node_timeout_s;     /**< a worker silent this long is lost (default 2 s) */
   double join_timeout_s;     /**< how long the workers have to join at the start (default 30 s) */

@@ -11,7 +11,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -749,19 +752,48 @@ static int work(proc *p, sl_remote_build_fn fn, void *ctx, char *err, size_t err
   }
 }
 
-/* Where peers reach this worker: the host it reaches its head by, when
- * that is this machine's loopback, else this host's name. */
+/* The address this machine reaches @p host by: the source address of a
+ * route to it, which its peers reach it by too on a flat network. False
+ * when @p host does not resolve or has no route. */
+static bool local_address_to(const char *host, char *out, size_t n)
+{
+  struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM}, *ai = NULL;
+  if (getaddrinfo(host, "9", &hints, &ai) != 0 || !ai)
+    return false;
+  bool ok = false;
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in me;
+  socklen_t len = sizeof me;
+  /* connecting a datagram socket sends nothing: it only picks the route */
+  if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+      getsockname(fd, (struct sockaddr *)&me, &len) == 0)
+    ok = inet_ntop(AF_INET, &me.sin_addr, out, (socklen_t)n) != NULL;
+  if (fd >= 0)
+    close(fd);
+  freeaddrinfo(ai);
+  return ok;
+}
+
+/* Where peers reach this worker: --listen, else the address it reaches
+ * its head by (127.0.0.1 for a head on loopback), else this host's name. */
 static void listen_endpoint(const sl_remote_opts *o, char *out, size_t n)
 {
   if (o->listen) {
     snprintf(out, n, "tcp://%s:*", o->listen);
     return;
   }
-  if (strstr(o->head, "://127.") || strstr(o->head, "://localhost")) {
-    snprintf(out, n, "tcp://127.0.0.1:*");
+  char host[256] = "", addr[INET_ADDRSTRLEN];
+  const char *h = strstr(o->head, "://");
+  if (h) { /* tcp://HOST:PORT */
+    snprintf(host, sizeof host, "%s", h + 3);
+    char *colon = strrchr(host, ':');
+    if (colon)
+      *colon = '\0';
+  }
+  if (host[0] && local_address_to(host, addr, sizeof addr)) {
+    snprintf(out, n, "tcp://%s:*", addr);
     return;
   }
-  char host[256] = "localhost";
   gethostname(host, sizeof host - 1);
   snprintf(out, n, "tcp://%s:*", host);
 }

@@ -137,6 +137,29 @@ void sl_cluster_node_name(const sl_cluster *c, int n, char *buf, size_t len)
   snprintf(buf, len, "%s.%d", sl_cluster_node_group(c, n)->name, c->nodes[n].index_in_group);
 }
 
+bool sl_cluster_node_host(const sl_cluster *c, int n, char *buf, size_t len)
+{
+  if (len)
+    buf[0] = '\0';
+  if (!c->nodes || n < 0 || n >= c->nnodes)
+    return false;
+  const char *s = sl_cluster_node_group(c, n)->hosts;
+  for (int i = 0; *s; i++) {
+    while (*s == ' ' || *s == '\t')
+      s++;
+    size_t k = strcspn(s, ", \t");
+    if (i == c->nodes[n].index_in_group) {
+      snprintf(buf, len, "%.*s", (int)k, s);
+      return k > 0;
+    }
+    s += k;
+    s += strspn(s, " \t");
+    if (*s == ',')
+      s++;
+  }
+  return false;
+}
+
 /* Summed over groups rather than nodes, so it also works before expansion. */
 double sl_cluster_total(const sl_cluster *c, bool gpu)
 {

@@ -16,6 +16,9 @@
 
 #define SL_MAX_GROUPS 16
 
+/** @brief Longest `hosts` list of a node group, NUL included. */
+#define SL_HOSTS_MAX 1024
+
 /** @brief A group of identical nodes. */
 typedef struct {
   char name[SL_NAME_MAX];
@@ -39,6 +42,9 @@ typedef struct {
   int elastic;              /**< a pool: its nodes start out of service, and the core acquires
                                  (and bills) them as its autoplacement decides; count is the most */
   double provision_delay_s; /**< elastic: from acquisition to service */
+  char hosts[SL_HOSTS_MAX]; /**< the machines its nodes run on, one per node, comma separated, for
+                                 `sluice run --launch ssh` ("": none given) */
+  int hosts_count;          /**< how many it names: count, when given */
 } sl_node_group;
 
 /** @brief Whether nodes of @p g have a disk: spills on them take time. */
@@ -119,6 +125,10 @@ uint32_t sl_cluster_allowed_groups(const sl_cluster *c, const sl_accel_set *want
 /** @brief The name of node @p n as schedules write it, "GROUP.INDEX"
  *  ("gpu.2"), into @p buf; "?" for an index out of range. */
 void sl_cluster_node_name(const sl_cluster *c, int n, char *buf, size_t len);
+
+/** @brief The machine node @p n runs on (its group's `hosts`, in order)
+ *  into @p buf; false when its group names none. */
+bool sl_cluster_node_host(const sl_cluster *c, int n, char *buf, size_t len);
 
 /** @brief Total slots of a class (cpu when @p gpu is false) over all nodes. */
 double sl_cluster_total(const sl_cluster *c, bool gpu);

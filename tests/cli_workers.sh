@@ -26,7 +26,7 @@ orphans() { pgrep -f "worker --head $endpoint" | wc -l; }
 field() { summary_field "$1" "$2"; }
 
 check "worker without --head exits 2" exits 2 "$sluice" worker
-check "--launch ssh is refused (exit 2)" exits 2 "$sluice" run tiny.ini --cluster "$cluster" --launch ssh
+check "--launch ssh needs hosts (exit 2)" exits 2 "$sluice" run tiny.ini --cluster "$cluster" --launch ssh
 check "worker --help exits 0" exits 0 "$sluice" worker --help
 
 "$sluice" run w.ini --cluster "$cluster" --out one --quiet >one.log 2>&1

@@ -105,6 +105,9 @@ const sl_ini_key sl__group_keys[] = {
   {.name = "provision_delay", .type = SL_INI_TIME, .unit = "s", .range = SL_INI_NONNEG,
    .offset = SL__GR(provision_delay_s), .dflt = "0",
    .doc = "elastic groups: how long a node takes from its acquisition (when billing starts) to service"},
+  {.name = "hosts", .type = SL_INI_LABELS, .dflt_doc = "none",
+   .doc = "the machines the group's nodes run on, one per node in order (`10.0.0.2, 10.0.0.3` or host names), "
+          "where `sluice run --launch ssh` starts their workers"},
   {.name = "min", .type = SL_INI_INT, .unit = "nodes", .range = SL_INI_NONNEG, .offset = SL__GR(min_count),
    .dflt = "0", .doc = "fewest nodes of the group a capacity search tries"},
   {.name = "max", .type = SL_INI_INT, .unit = "nodes", .range = SL_INI_ONE, .offset = SL__GR(max_count),
@@ -160,6 +163,31 @@ static int sl__cl_section(sl_ini *ini, const char *name, int line)
   return sl_ini_fail(ini, line, "unknown section [%s] (expected [cluster] or [group NAME])", name);
 }
 
+/* `hosts = a, b`: a machine per node, each a host name or an address. */
+static int sl__cl_hosts(sl_ini *ini, sl_node_group *g, const char *value, int line)
+{
+  if (strlen(value) >= sizeof g->hosts)
+    return sl_ini_fail(ini, line, "hosts: longer than %zu characters", sizeof g->hosts - 1);
+  int n = 0;
+  for (const char *s = value;; s++) {
+    const char *comma = strchr(s, ',');
+    size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    char host[SL__LINE_MAX];
+    sl_ini_trim_copy(host, sizeof host, s, len);
+    if (!*host)
+      return sl_ini_fail(ini, line, "hosts: an empty host in '%s' (expected 'host-a, host-b' or addresses)", value);
+    if (sl_ini_check_name(ini, "host", host, SL_NAME_MAX, line) != 0)
+      return sl_ini_error(ini);
+    n++;
+    if (!comma)
+      break;
+    s = comma;
+  }
+  snprintf(g->hosts, sizeof g->hosts, "%s", value);
+  g->hosts_count = n;
+  return 0;
+}
+
 static int sl__cl_key(sl_ini *ini, const char *key, const char *value, int line)
 {
   sl__cl_parser *p = sl_ini_user(ini);
@@ -169,6 +197,8 @@ static int sl__cl_key(sl_ini *ini, const char *key, const char *value, int line)
     if (!k)
       return sl_ini_fail(ini, line, "unknown key '%s' in node group '%s' (expected %s)", key, p->group->name,
                          sl_ini_key_names(sl__group_keys, -1, names, sizeof names));
+    if (k->type == SL_INI_LABELS)
+      return sl__cl_hosts(ini, p->group, value, line);
     return sl_ini_set(ini, k, p->group, value, line);
   }
   const sl_ini_key *k = sl_ini_find_key(sl__cluster_keys, key);
@@ -193,6 +223,10 @@ static int sl__cl_end(sl_ini *ini)
   int store = sl_ini_key_line(ini, "store");
   if (!store)
     g->store_bytes = 0.3 * g->memory_bytes;
+  int hosts = sl_ini_key_line(ini, "hosts");
+  if (hosts && g->hosts_count != g->count)
+    return sl_ini_fail(ini, hosts, "hosts names %d machine%s for the %d node%s of group '%s' (one per node)",
+                       g->hosts_count, g->hosts_count == 1 ? "" : "s", g->count, g->count == 1 ? "" : "s", g->name);
   if (g->store_bytes > g->memory_bytes) {
     char s[SL_FORMAT_MAX], m[SL_FORMAT_MAX];
     return sl_ini_fail(ini, store, "store (%s) is larger than memory (%s)", sl_format_size(g->store_bytes, s, sizeof s),
