@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# `sluice run --launch slurm` inside a real Slurm allocation: a three-node
+# Slurm (slurmctld on a head test host, slurmd on three others, munge for
+# its credentials) on test hosts that are network namespaces joined by a
+# bridge, nothing written under /etc. `salloc -N3` runs the head on the
+# head host; it starts one worker per allocated node with srun, and the
+# run must complete with the sink of the run in one process. Skipped
+# (exit 77) without root, namespaces or Slurm and munge (Debian:
+# slurm-wlm, munge), which the test suite does not install.
+#
+# usage: tests/slurm_workers.sh SLUICE SRC
+set -uo pipefail
+sluice=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$2" && pwd)
+skip() { echo "slurm_workers: skipped: $*" >&2; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+for c in ip slurmctld slurmd salloc munged; do
+  command -v "$c" >/dev/null || [ -x "/usr/sbin/$c" ] || skip "no $c (Debian: slurm-wlm, munge)"
+done
+[ -r /etc/munge/munge.key ] || skip "no munge key"
+source "$src/tests/lib.sh"
+
+tag=s$$
+sw=sl${tag}s
+names=(sl-head sl-n1 sl-n2 sl-n3)
+hosts=(sl${tag}h sl${tag}1 sl${tag}2 sl${tag}3)
+net=10.79.$(($$ % 200 + 20))
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  pkill -KILL -f "worker --head tcp://$net.1" 2>/dev/null
+  pkill -f "slurmd -D -f $tmp/" 2>/dev/null
+  pkill -f "slurmctld -D -f $tmp/" 2>/dev/null
+  [ -n "${munge_pid:-}" ] && kill "$munge_pid" 2>/dev/null
+  sleep 0.5
+  for ns in "${hosts[@]}" "$sw"; do ip netns del "$ns" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+ip netns add "$sw" 2>/dev/null || skip "ip netns add refused here"
+ip -n "$sw" link add br0 type bridge && ip -n "$sw" link set br0 up || skip "no bridge in a namespace"
+for i in 1 2 3 4; do
+  ns=${hosts[$((i - 1))]}
+  ip netns add "$ns" || skip "cannot add namespace $ns"
+  ip -n "$sw" link add "p$tag$i" type veth peer name eth0 netns "$ns" || skip "no veth for $ns"
+  ip -n "$sw" link set "p$tag$i" master br0 up
+  ip -n "$ns" addr add "$net.$i/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  ip -n "$ns" link set lo up
+done
+
+# munge: its own socket and state, so a munged of the machine is not touched
+chmod 755 "$tmp" # munge runs as its own user
+mkdir -p "$tmp/munge" "$tmp/slurm/ctld"
+chown munge:munge "$tmp/munge"
+runuser -u munge -- /usr/sbin/munged --socket="$tmp/munge/sock" --pid-file="$tmp/munge/pid" \
+  --log-file="$tmp/munge/log" --seed-file="$tmp/munge/seed" -f 2>/dev/null || skip "munged would not start"
+munge_pid=$(cat "$tmp/munge/pid")
+cat >"$tmp/cgroup.conf" <<CG
+CgroupPlugin=cgroup/v1
+CgroupMountpoint=/sys/fs/cgroup
+CgroupAutomount=no
+CG
+cat >"$tmp/slurm.conf" <<CONF
+ClusterName=sluicetest
+SlurmctldHost=sl-head($net.1)
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$tmp/munge/sock
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$tmp/slurm/ctld
+SlurmdSpoolDir=$tmp/slurm/d-%n
+SlurmctldPidFile=$tmp/slurm/ctld.pid
+SlurmdPidFile=$tmp/slurm/d-%n.pid
+SlurmctldLogFile=$tmp/slurm/ctld.log
+SlurmdLogFile=$tmp/slurm/d-%n.log
+SlurmctldPort=$((6817 + $$ % 1000 * 2))
+SlurmdPort=$((6818 + $$ % 1000 * 2))
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+SlurmdTimeout=5
+MessageTimeout=5
+InactiveLimit=0
+MpiDefault=none
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+SwitchType=switch/none
+NodeName=sl-n1 NodeAddr=$net.2 CPUs=2 State=UNKNOWN
+NodeName=sl-n2 NodeAddr=$net.3 CPUs=2 State=UNKNOWN
+NodeName=sl-n3 NodeAddr=$net.4 CPUs=2 State=UNKNOWN
+PartitionName=p Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF=$tmp/slurm.conf
+on() { # HOST-INDEX CMD: runs CMD on that test host, under its Slurm name
+  local i=$1
+  shift
+  ip netns exec "${hosts[$i]}" unshare --uts sh -c "hostname ${names[$i]}; $*"
+}
+on 0 "exec slurmctld -D -f $tmp/slurm.conf" >"$tmp/ctld.out" 2>&1 &
+pids+=($!)
+for i in 1 2 3; do
+  mkdir -p "$tmp/slurm/d-${names[$i]}"
+  on "$i" "exec slurmd -D -f $tmp/slurm.conf -N ${names[$i]}" >"$tmp/d$i.out" 2>&1 &
+  pids+=($!)
+done
+for _ in $(seq 50); do
+  idle=$(on 0 "sinfo -h -N -o %T 2>/dev/null" | grep -c idle)
+  [ "$idle" = 3 ] && break
+  sleep 0.2
+done
+[ "${idle:-0}" = 3 ] || { tail -5 "$tmp/slurm/ctld.log" >&2; skip "the test Slurm did not come up (${idle:-0} of 3 nodes idle)"; }
+echo "slurm_workers: a Slurm of 3 nodes is up"
+
+cd "$tmp"
+cp "$src/tests/fixtures/netbound.ini" w.ini
+cp "$src/tests/fixtures/netbound.cluster.ini" c.ini
+"$sluice" run w.ini --cluster c.ini --out one --quiet >one.log 2>&1
+want=$(summary_field one sink_checksum)
+on 0 "salloc -N3 --quiet $sluice run w.ini --cluster c.ini --launch slurm --listen tcp://$net.1:* --out slurm --quiet" \
+  >slurm.log 2>&1
+rc=$?
+cat slurm.log
+check "a run inside a Slurm allocation (salloc -N3, --launch slurm) exits 0" test $rc -eq 0
+check "it completes with every row" test "$(summary_field slurm complete)/$(summary_field slurm rows)" = "1/192"
+check "its sink is the one-process run's ($want)" test "$(summary_field slurm sink_checksum)" = "$want"
+check "no worker is left" test "$(pgrep -f "worker --head tcp://$net.1" | wc -l)" -eq 0
+exit $((fails > 0))
