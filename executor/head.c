@@ -55,6 +55,7 @@ typedef struct {
   int next_fault;
   double killed_at;        /* when a lose fault's SIGKILL went, for the detection time */
   pid_t helper_pid;        /* srun, or a kill over ssh, still running */
+  double none_since;       /* since when no worker is live (-1: some is) */
   char exe[1024];
 } head;
 
@@ -668,6 +669,27 @@ static int await_workers(head *h, char *err, size_t errlen)
   return 0;
 }
 
+/* With no worker left the run cannot go on: it fails at once when no join
+ * is scheduled that would start one, else once the join timeout has passed
+ * (a worker started by hand may still come). */
+static void no_workers_left(head *h, double now)
+{
+  engine *e = &h->e;
+  if (sl_members_live(sl_control_head_members(h->ch)) > 0) {
+    h->none_since = -1;
+    return;
+  }
+  if (h->none_since < 0)
+    h->none_since = now;
+  bool join_coming = false;
+  for (int i = h->next_fault; i < e->opts->faults.n; i++)
+    join_coming = join_coming || e->opts->faults.ev[i].kind == SL_FAULT_JOIN;
+  bool may_come = strcmp(h->ho->launch, "none") == 0 || strcmp(h->ho->launch, "slurm") == 0;
+  if ((!join_coming && !may_come) || now - h->none_since > h->ho->join_timeout_s)
+    sl__exec_fail(e, SL_EIO, "every node's worker is lost (their messages are above), and none joined again%s",
+                  may_come ? " within the join timeout" : "");
+}
+
 static void supervise(head *h)
 {
   engine *e = &h->e;
@@ -708,6 +730,7 @@ static void supervise(head *h)
       next_sample = now + o->sample_period_s;
     }
     reap(h);
+    no_workers_left(h, now);
   }
   if (sl_recorder_sample(e->rec, now_of(h), e->core) < 0)
     sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
@@ -809,6 +832,7 @@ int sl_head_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   *e = (engine){.plan = plan, .cluster = cluster, .opts = opts};
   h->ho = ho;
   h->killed_at = -1;
+  h->none_since = -1;
   h->sink_part = SL_NONE;
   h->sink_task = SL_NONE;
   sl_fault_log_init(&e->fault_log, &opts->faults);

@@ -636,8 +636,10 @@ static int send_queued(proc *p, char *err, size_t errlen)
     if (rc)
       break;
   }
-  memmove(p->outq, p->outq + sent, (p->nout - sent) * sizeof *p->outq);
-  p->nout -= sent;
+  if (sent > 0) {
+    memmove(p->outq, p->outq + sent, (p->nout - sent) * sizeof *p->outq);
+    p->nout -= sent;
+  }
   if (p->nout) { /* try again on the next turn */
     uint64_t one = 1;
     if (write(p->wake_fd, &one, sizeof one) < 0) {
