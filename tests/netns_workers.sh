@@ -19,36 +19,22 @@
 set -uo pipefail
 sluice=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$2" && pwd)
-command -v ip >/dev/null && command -v tc >/dev/null || { echo "netns_workers: skipped: no ip or tc" >&2; exit 77; }
-[ "$(id -u)" -eq 0 ] || { echo "netns_workers: skipped: needs root for network namespaces" >&2; exit 77; }
 source "$src/tests/lib.sh"
+source "$src/tests/netns_lib.sh"
 
 tag=w$$
-sw=sl${tag}s
-hosts=(sl${tag}h sl${tag}1 sl${tag}2 sl${tag}g) # head, cpu.0, cpu.1, gpu.0
 net=10.78.$(($$ % 200 + 20))
 tmp=$(mktemp -d)
 cleanup() {
   pkill -KILL -f "worker --head tcp://$net.1" 2>/dev/null
-  for ns in "${hosts[@]}" "$sw"; do ip netns del "$ns" 2>/dev/null; done
+  netns_remove
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 skip() { echo "netns_workers: skipped: $*" >&2; exit 77; }
-ip netns add "$sw" 2>/dev/null || skip "ip netns add refused here"
-ip -n "$sw" link add br0 type bridge 2>/dev/null && ip -n "$sw" link set br0 up || skip "no bridge in a namespace"
-for i in 1 2 3 4; do
-  ns=${hosts[$((i - 1))]}
-  ip netns add "$ns" || skip "cannot add namespace $ns"
-  ip -n "$sw" link add "p$tag$i" type veth peer name eth0 netns "$ns" 2>/dev/null || skip "no veth for $ns"
-  ip -n "$sw" link set "p$tag$i" master br0 up
-  ip -n "$ns" addr add "$net.$i/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ip -n "$ns" link set lo up
-done
-# the GPU host takes in at 1 Gbit/s: its port on the bridge sends no faster
-ip netns exec "$sw" tc qdisc replace dev "p${tag}4" root tbf rate 1gbit burst 256kb latency 50ms 2>/dev/null ||
-  skip "tc tbf refused here"
+# the head, cpu.0, cpu.1 and gpu.0; the GPU host takes in at 1 Gbit/s
+netns_hosts "$tag" "$net" 4 && netns_shape "$tag" 4 1gbit || skip "$netns_why"
+hosts=("${netns_host[@]}")
 
 cd "$tmp"
 cp "$src/tests/fixtures/netbound.ini" w.ini
@@ -78,12 +64,12 @@ check "no worker is left" test "$(orphans)" -eq 0
 head_run --out cut --node-timeout 300ms >cut.log 2>&1 &
 pid=$!
 sleep 0.6
-ip -n "$sw" link set "p${tag}3" down
+netns_cut "$tag" 3 down
 wait $pid
 check "a run that loses a host's link exits 0" test $? -eq 0
 check "it completes with the same sink" test "$(field cut complete)/$(field cut sink_checksum)" = "1/$want"
 check "the head lost the cut-off node" grep -q "lost:cpu.1" cut/timeline.csv
-ip -n "$sw" link set "p${tag}3" up
+netns_cut "$tag" 3 up
 sleep 0.5
 check "the cut-off worker exited on its own" test "$(orphans)" -eq 0
 

@@ -20,10 +20,10 @@ done
 [ -r /etc/munge/munge.key ] || skip "no munge key"
 source "$src/tests/lib.sh"
 
+source "$src/tests/netns_lib.sh"
+
 tag=s$$
-sw=sl${tag}s
 names=(sl-head sl-n1 sl-n2 sl-n3)
-hosts=(sl${tag}h sl${tag}1 sl${tag}2 sl${tag}3)
 net=10.79.$(($$ % 200 + 20))
 tmp=$(mktemp -d)
 pids=()
@@ -34,21 +34,12 @@ cleanup() {
   pkill -f "slurmctld -D -f $tmp/" 2>/dev/null
   [ -n "${munge_pid:-}" ] && kill "$munge_pid" 2>/dev/null
   sleep 0.5
-  for ns in "${hosts[@]}" "$sw"; do ip netns del "$ns" 2>/dev/null; done
+  netns_remove
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-ip netns add "$sw" 2>/dev/null || skip "ip netns add refused here"
-ip -n "$sw" link add br0 type bridge && ip -n "$sw" link set br0 up || skip "no bridge in a namespace"
-for i in 1 2 3 4; do
-  ns=${hosts[$((i - 1))]}
-  ip netns add "$ns" || skip "cannot add namespace $ns"
-  ip -n "$sw" link add "p$tag$i" type veth peer name eth0 netns "$ns" || skip "no veth for $ns"
-  ip -n "$sw" link set "p$tag$i" master br0 up
-  ip -n "$ns" addr add "$net.$i/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ip -n "$ns" link set lo up
-done
+netns_hosts "$tag" "$net" 4 || skip "$netns_why"
+hosts=("${netns_host[@]}")
 
 # munge: its own socket and state, so a munged of the machine is not touched
 chmod 755 "$tmp" # munge runs as its own user
