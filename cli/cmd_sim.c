@@ -20,7 +20,8 @@
 static const char *USAGE =
   "sluice sim WORKLOAD [--cluster SPEC|--platform XML] [--model MODEL] [--memory SIZE]\n"
   "                  [--on-full spill|oom] [--reservation-ratio R] [--fail SCHEDULE]\n"
-  "                  [--mtbf TIME [--repair TIME]] [--seed N] [--costs FILE] [--spill-bandwidth BW]\n"
+  "                  [--mtbf TIME [--repair TIME]] [--node-timeout TIME] [--seed N] [--costs FILE]\n"
+  "                  [--spill-bandwidth BW]\n"
   "                  [--checkpoint-interval TIME] [--checkpoint-cost TIME] [--restart-cost TIME]\n"
   "                  [--sample TIME] [--time-limit TIME] [--stall-timeout TIME] [--out DIR]\n"
   "                  [--record-events FILE | --replay-events FILE] [--no-tasks] [--auto-order]\n"
@@ -49,6 +50,9 @@ static const char *HELP =
   "                        a join comes after its node's loss; faults that do not apply are reported)\n"
   "  --mtbf TIME           random node losses, exponential with this mean per node\n"
   "  --repair TIME         a randomly lost node joins again after this (default %gs, 0 = never)\n"
+  "  --node-timeout TIME   a lost node's loss reaches the core this long after the node went\n"
+  "                        down, as `sluice run --launch` hears of a silent worker (default 0:\n"
+  "                        at once); its slots run nothing meanwhile, and reads from it fail then\n"
   "  --seed N              task time spreads and random losses (default: the workload's seed)\n"
   "  --costs FILE          cost model replacing the spec's (from sluice calibrate)\n"
   "  --spill-bandwidth BW  the disk for spilled partitions of nodes whose group gives no\n"
@@ -106,12 +110,13 @@ static void print_help(void)
 }
 
 /* sim's own options; the shared ones are cli/engine_opts.h's */
-enum { O_CLUSTER = 256, O_PLATFORM, O_MTBF, O_REPAIR, O_COSTS, O_SAMPLE, O_LIMIT, O_NO_TASKS, O_SPILL, O_SOLVER, O_HELP };
+enum { O_CLUSTER = 256, O_PLATFORM, O_MTBF, O_REPAIR, O_COSTS, O_SAMPLE, O_LIMIT, O_NO_TASKS, O_SPILL, O_SOLVER, O_HELP,
+       O_NODE_TIMEOUT };
 
 typedef struct {
   sl_cli_engine_opts e; /* what run and sim share */
   const char *workload, *cluster, *platform, *costs;
-  double mtbf, repair, sample, limit, spill;
+  double mtbf, repair, sample, limit, spill, node_timeout;
   bool no_tasks, have_repair, full_solver;
 } args;
 
@@ -148,6 +153,7 @@ static int parse_option(int ch, args *a)
     a->full_solver = strcmp(optarg, "full") == 0;
     return 0;
   case O_MTBF: return parse_positive_time("--mtbf", optarg, &a->mtbf);
+  case O_NODE_TIMEOUT: return parse_time_opt("--node-timeout", optarg, &a->node_timeout);
   case O_REPAIR:
     a->have_repair = true;
     return parse_time_opt("--repair", optarg, &a->repair);
@@ -163,6 +169,7 @@ static int parse_args(int argc, char **argv, args *a)
     SL_CLI_ENGINE_LONGOPTS,
     {"cluster", required_argument, NULL, O_CLUSTER}, {"platform", required_argument, NULL, O_PLATFORM},
     {"mtbf", required_argument, NULL, O_MTBF}, {"repair", required_argument, NULL, O_REPAIR},
+    {"node-timeout", required_argument, NULL, O_NODE_TIMEOUT},
     {"costs", required_argument, NULL, O_COSTS}, {"sample", required_argument, NULL, O_SAMPLE},
     {"time-limit", required_argument, NULL, O_LIMIT}, {"no-tasks", no_argument, NULL, O_NO_TASKS},
     {"spill-bandwidth", required_argument, NULL, O_SPILL}, {"flow-solver", required_argument, NULL, O_SOLVER},
@@ -311,6 +318,7 @@ static int simulate(const args *a, const sl_plan *p, const sl_cluster *c, const 
   o.launch_spacing_s = ec->launch_spacing;
   o.handoff_s = ec->has_handoff ? ec->handoff : NULL;
   o.repair_s = a->repair;
+  o.node_timeout_s = a->node_timeout;
   o.seed = a->e.have_seed ? a->e.seed : w->seed;
   o.sample_interval_s = a->sample;
   o.time_limit_s = a->limit;

@@ -197,6 +197,12 @@ static void on_launch(sim *s, const sl_decision *d, double now)
     return;
   }
   const sl_pop *op = &s->plan->ops[d->op];
+  if (!s->nodes[d->node].alive) { /* lost, and the core has not heard: nothing runs it, the loss fails it */
+    w->busy = true;
+    w->task = d->task;
+    s->res->attempts++;
+    return;
+  }
   w->busy = true;
   w->waiting = false;
   /* pulling_from stays: the worker may still be in the transfer of the
@@ -477,6 +483,13 @@ static void fetch_inputs(slot_t *w)
       spilled += w->inputs[i].spilled ? w->inputs[i].read_bytes : 0;
       accesses += w->inputs[i].spilled && w->inputs[i].read_bytes > 0;
     }
+    if (from >= 0 && bytes > 0 && !s->nodes[from].alive && s->nodes[from].report_at < INFINITY) {
+      /* its bytes went with it, and the core does not know yet: the
+       * attempt waits for them until the loss is heard of, then fails */
+      w->input_lost = true;
+      sl__sim_unreported(s, from, w->task);
+      return;
+    }
     if (from < 0 || bytes <= 0 || !s->nodes[from].alive || s->nodes[from].dying)
       continue;
     /* a remote read counts as a pull: its source must not die under it */
@@ -625,9 +638,15 @@ static void run_attempt(slot_t *w)
     return;
   }
   double fetch_start = sim_clock();
+  w->input_lost = false;
   fetch_inputs(w);
   if (!still_mine(w, task))
     return;
+  if (w->input_lost) { /* its slot stays taken, as the core sees it, until the loss is heard of */
+    sl__sim_record(s, w, SL_TASK_FAILED, sim_clock());
+    w->busy = false;
+    return;
+  }
   double fetched = sim_clock() - fetch_start;
   w->transfer = fmax(0, fetched - w->spill_read_s); /* the disk's part is spill time */
   if (fetched > 0)

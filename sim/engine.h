@@ -67,6 +67,10 @@ typedef struct {
   const sl_fault_schedule *faults; /**< borrowed, may be NULL (models/faults.h) */
   double mtbf_s;             /**< mean time between losses of each node, 0 = none */
   double repair_s;           /**< a lost node joins again after this, 0 = never */
+  double node_timeout_s;     /**< a lost node's loss reaches the core this long after its host went
+                                  down, as a head hears of a worker's loss when it has been silent
+                                  that long (executor/head.h); meanwhile its slots run nothing and
+                                  attempts that read from it wait to fail; 0 = at once */
   uint64_t seed;             /**< task time spreads and random losses */
   double spill_bps;          /**< disk bandwidth of a node's spills (write, then read back); 0: spills take no time */
   double launch_spacing_s;   /**< each task of a burst handed out at once starts this long after the one before,

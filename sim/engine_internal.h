@@ -55,6 +55,7 @@ typedef struct {
   double waited; /* held by backpressure so far */
   double transfer; /* receiving its inputs: storage reads and remote partitions */
   double transfer_bytes; /* the bytes received so */
+  bool input_lost;  /* an input's node is lost, and the core does not know yet */
   /* the spill disk: outputs written, spilled inputs read back (seconds, bytes) */
   double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
   sl_input *inputs;   /* the order's inputs, copied: where to pull them from */
@@ -84,6 +85,10 @@ typedef struct {
   double mtbf_next;
   uint64_t mtbf_draws;
   double join_at; /* an acquired pool node: when it is in service, INFINITY: none */
+  /* a loss the core has not heard of yet (sl_sim_opts.node_timeout_s) */
+  double report_at;        /* when it hears, INFINITY: nothing pending */
+  sl_task_id *unreported;  /* attempts elsewhere that read from it, failed when it hears */
+  int nunreported, capunreported;
 } node_t;
 
 struct sim_s {
@@ -139,6 +144,8 @@ void sl__sim_driver_main(int argc, char **argv);
 void sl__sim_mark_fault(sim *s, double now, const char *kind, int node, int op);
 /** @brief When the next fault is due: scheduled, random, or an acquired node in service. */
 double sl__sim_next_fault_time(const sim *s);
+/** @brief Attempt @p task read from lost node @p n: it fails when the core hears of the loss. */
+void sl__sim_unreported(sim *s, int n, sl_task_id task);
 /** @brief Applies every fault due at @p now, while the job runs. */
 void sl__sim_apply_faults(sim *s, double now);
 

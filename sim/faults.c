@@ -31,6 +31,41 @@ void sl__sim_mark_fault(sim *s, double now, const char *kind, int node, int op)
     s->res->code = SL_ENOMEM;
 }
 
+void sl__sim_unreported(sim *s, int n, sl_task_id task)
+{
+  node_t *nd = &s->nodes[n];
+  if (nd->nunreported == nd->capunreported) {
+    int cap = nd->capunreported ? 2 * nd->capunreported : 8;
+    sl_task_id *grown = realloc(nd->unreported, sizeof *grown * (size_t)cap);
+    if (!grown) {
+      s->res->code = SL_ENOMEM;
+      return;
+    }
+    nd->unreported = grown;
+    nd->capunreported = cap;
+  }
+  nd->unreported[nd->nunreported++] = task;
+}
+
+/* The core hears that node @p n is lost (a timeline row @p mark): its
+ * partitions and attempts go, and the attempts elsewhere that were reading
+ * from it fail. */
+static void report_loss(sim *s, int n, double now, const char *mark)
+{
+  node_t *nd = &s->nodes[n];
+  nd->report_at = INFINITY;
+  for (int k = 0; k < nd->nslots; k++) /* orders the core gave it meanwhile: nothing ran them */
+    nd->slots[k].busy = nd->slots[k].waiting = false;
+  sl_core_node_lost(s->core, now, n);
+  sl__sim_mark_fault(s, now, mark, n, -1); /* before the rollback it may bring */
+  sl__sim_drain(s, now);
+  for (int v = 0; v < nd->nunreported; v++) {
+    sl_core_failed(s->core, now, nd->unreported[v]);
+    sl__sim_drain(s, now);
+  }
+  nd->nunreported = 0;
+}
+
 /* The node goes down with its workers; tasks elsewhere that were pulling
  * its bytes die first, then are reported failed once the core knows. */
 static void lose_node(sim *s, int n, double now)
@@ -86,14 +121,15 @@ static void lose_node(sim *s, int n, double now)
   if (nd->gpu)
     sg_host_turn_off(nd->gpu);
   s->res->nodes_lost++;
-  sl_core_node_lost(s->core, now, n);
-  sl__sim_mark_fault(s, now, "lose", n, -1); /* before the rollback it may bring */
-  sl__sim_drain(s, now);
-  for (int v = 0; v < nvictims; v++) {
-    sl_core_failed(s->core, now, victims[v]);
-    sl__sim_drain(s, now);
-  }
+  for (int v = 0; v < nvictims; v++)
+    sl__sim_unreported(s, n, victims[v]);
   free(victims);
+  if (s->o->node_timeout_s > 0) { /* the core hears of it when it has been silent that long */
+    sl__sim_mark_fault(s, now, "lose", n, -1);
+    nd->report_at = now + s->o->node_timeout_s;
+    return;
+  }
+  report_loss(s, n, now, "lose");
 }
 
 static void join_node(sim *s, int n, double now)
@@ -101,6 +137,8 @@ static void join_node(sim *s, int n, double now)
   node_t *nd = &s->nodes[n];
   if (nd->alive)
     return;
+  if (nd->report_at < INFINITY) /* a new process before the old one was missed: it replaces it */
+    report_loss(s, n, now, "lost");
   sg_host_turn_on(nd->cpu);
   if (nd->gpu)
     sg_host_turn_on(nd->gpu);
@@ -140,7 +178,7 @@ double sl__sim_next_fault_time(const sim *s)
 {
   double t = INFINITY;
   for (int n = 0; n < s->cluster->nnodes; n++)
-    t = fmin(t, s->nodes[n].join_at);
+    t = fmin(t, fmin(s->nodes[n].join_at, s->nodes[n].report_at));
   if (s->o->faults && s->next_fault < s->o->faults->n)
     t = fmin(t, s->o->faults->ev[s->next_fault].at_s); /* an acquired node may join sooner */
   if (s->o->mtbf_s > 0)
@@ -189,6 +227,9 @@ static void apply_random(sim *s, int n, double now)
 
 void sl__sim_apply_faults(sim *s, double now)
 {
+  for (int n = 0; n < s->cluster->nnodes && !s->done; n++)
+    if (s->nodes[n].report_at <= now + EPS)
+      report_loss(s, n, now, "lost");
   for (int n = 0; n < s->cluster->nnodes && !s->done; n++)
     if (s->nodes[n].join_at <= now + EPS) { /* an acquired pool node, provisioned */
       s->nodes[n].join_at = INFINITY;

@@ -69,6 +69,8 @@ static void free_sim(sim *s)
   sl_core_free(s->core);
   sl_recorder_free(s->rec);
   sl_event_log_free(s->events);
+  for (int n = 0; s->nodes && n < s->cluster->nnodes; n++)
+    free(s->nodes[n].unreported);
   free(s->nodes);
   /* the simulation is over (or never ran): no actor waits on these now */
   for (int i = 0; s->slots && i < s->nslots; i++)

@@ -113,6 +113,7 @@ int sl__sim_setup_nodes(sim *s, const sl_sim_layout *l, char *err, size_t errlen
                                      : INFINITY;
     nd->mtbf_draws = 1;
     nd->join_at = INFINITY;
+    nd->report_at = INFINITY;
     for (int j = 0; j < nd->nslots; j++, k++) {
       slot_t *w = &s->slots[k];
       w->s = s;

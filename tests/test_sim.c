@@ -292,7 +292,8 @@ static void test_spill_disk(void **state)
 
 /* -------------------------------------------------------------- failures */
 
-static int64_t run_faults(const char *model, const char *schedule, double nic, bool expect_recovery)
+static int64_t run_faults_heard(const char *model, const char *schedule, double nic, bool expect_recovery,
+                                double node_timeout, double *jct)
 {
   fixture f;
   load_fig9_small(&f, 160 * MB);
@@ -307,8 +308,11 @@ static int64_t run_faults(const char *model, const char *schedule, double nic, b
   sl_sim_opts o = opts_for(&f.plan, &f.cluster, model);
   o.core.checkpoint_interval_s = 2;
   o.faults = &faults;
+  o.node_timeout_s = node_timeout;
   sl_sim_result r;
   sl_sim_run(&o, &r);
+  if (jct)
+    *jct = r.summary.jct_s;
   fprintf(stderr, "  %-18s %-40s jct %6.2f s retried %lld lost %lld rollbacks %lld faults %lld cut %lld\n", model,
           schedule, r.summary.jct_s, (long long)r.summary.retried_tasks, (long long)r.summary.lost_partitions,
           (long long)r.summary.rollbacks, (long long)r.faults_applied, (long long)r.transfers_cut);
@@ -317,6 +321,32 @@ static int64_t run_faults(const char *model, const char *schedule, double nic, b
     assert_true(r.summary.retried_tasks > 0 || r.summary.rollbacks > 0);
   sl_cluster_free(&f.cluster);
   return r.transfers_cut;
+}
+
+static int64_t run_faults(const char *model, const char *schedule, double nic, bool expect_recovery)
+{
+  return run_faults_heard(model, schedule, nic, expect_recovery, 0, NULL);
+}
+
+/* A loss the core hears of only after a node timeout, as a head hears of a
+ * silent worker: meanwhile the core launches onto the lost node (nothing
+ * runs there) and tasks elsewhere read from it (they wait, then fail).
+ * Every row still arrives once, with any model, on a fast network and on
+ * one slow enough that reads from the lost node are under way. */
+static void test_loss_heard_after_timeout(void **state)
+{
+  (void)state;
+  for (unsigned m = 0; m < NMODELS; m++)
+    for (int slow = 0; slow < 2; slow++) {
+      double at_once, heard;
+      const char *schedule = "lose:1@4s,join:1@7s,lose:n.2@8s";
+      run_faults_heard(models[m], schedule, slow ? 20 * MB : 1.25e9, true, 0, &at_once);
+      run_faults_heard(models[m], schedule, slow ? 20 * MB : 1.25e9, true, 0.5, &heard);
+      fprintf(stderr, "  %-18s %s: the core hears at once %.2f s, after 0.5 s %.2f s\n", models[m],
+              slow ? "slow network" : "fast network", at_once, heard);
+    }
+  /* a join before the loss was heard of: the new process replaces the old */
+  run_faults_heard("streaming", "lose:1@4s,join:1@4.2s", 1.25e9, true, 0.5, NULL);
 }
 
 static void test_failures_every_model(void **state)
@@ -1111,6 +1141,7 @@ int main(void)
     cmocka_unit_test(test_spill_disk),
     cmocka_unit_test(test_failures_every_model),
     cmocka_unit_test(test_node_lost_mid_transfer),
+    cmocka_unit_test(test_loss_heard_after_timeout),
     cmocka_unit_test(test_random_losses),
     cmocka_unit_test(test_deterministic),
     cmocka_unit_test(test_calibrate_round_trip),
