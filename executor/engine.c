@@ -426,7 +426,7 @@ static void join_provisioned(engine *e, double now)
 
 /* -------------------------------------------------------------- progress */
 
-static void progress_line(engine *e, double now)
+void sl__exec_progress_line(engine *e, double now, const char *extra)
 {
   sl_core_stats st;
   sl_core_get_stats(e->core, &st);
@@ -452,9 +452,9 @@ static void progress_line(engine *e, double now)
   char left[40] = "";
   if (st.rows_delivered > 0 && st.rows_delivered < e->plan->sink_rows)
     snprintf(left, sizeof left, " ~%.0fs left", (e->plan->sink_rows - st.rows_delivered) * now / st.rows_delivered);
-  fprintf(stderr, "\r\033[K%6.1fs rows %.0f/%.0f%s %.1f rows/s mem %.0f/%.0f MB running%s%s%s", now,
+  fprintf(stderr, "\r\033[K%6.1fs rows %.0f/%.0f%s %.1f rows/s mem %.0f/%.0f MB running%s%s%s%s", now,
           st.rows_delivered, e->plan->sink_rows, left, rate, st.store_bytes / 1e6, budget / 1e6, ops,
-          b ? " backpressured:" : "", bp);
+          b ? " backpressured:" : "", bp, extra ? extra : "");
   fflush(stderr);
 }
 
@@ -736,7 +736,7 @@ static void supervise(engine *e)
       next_sample = now + o->sample_period_s;
     }
     if (o->progress && now >= next_progress) {
-      progress_line(e, now);
+      sl__exec_progress_line(e, now, NULL);
       next_progress = now + 0.5;
     }
   }

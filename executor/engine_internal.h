@@ -154,6 +154,8 @@ void sl__exec_mark_fault(engine *e, double now, const char *kind, int node, cons
 int sl__exec_outputs_open(engine *e, sl_summary *summary, char *err, size_t errlen);
 /** @brief The summary, the output's checks and the files of a run that ended after @p jct s. */
 int sl__exec_outputs_finish(engine *e, sl_summary *summary, double jct, double startup, char *err, size_t errlen);
+/** @brief The progress line on stderr at @p now, with @p extra (NULL: none) at its end. */
+void sl__exec_progress_line(engine *e, double now, const char *extra);
 /** @brief Frees what sl__exec_outputs_open() made. */
 void sl__exec_outputs_close(engine *e);
 

@@ -56,6 +56,8 @@ typedef struct {
   double killed_at;        /* when a lose fault's SIGKILL went, for the detection time */
   pid_t helper_pid;        /* srun, or a kill over ssh, still running */
   double none_since;       /* since when no worker is live (-1: some is) */
+  double *received, *received_then; /* bytes each node's attempts fetched, for the progress line */
+  double progress_at;
   char exe[1024];
 } head;
 
@@ -488,6 +490,7 @@ static void on_finished(head *h, const sl_msg_finished *f)
     sl_core_note_transfer(h->e.core, f->task, f->transfer_s);
   sl_core_finished(h->e.core, now, f->task);
   record(h, o, f, SL_TASK_DONE);
+  h->received[o->d.node] += f->transfer_bytes;
 }
 
 static void on_failed(head *h, int node, const sl_msg_failed *f)
@@ -690,11 +693,27 @@ static void no_workers_left(head *h, double now)
                   may_come ? " within the join timeout" : "");
 }
 
+/* The executor's progress line, with the workers live and what each node
+ * has received from the others since the last line (MB/s per node). */
+static void progress(head *h, double now)
+{
+  char extra[256];
+  int n = snprintf(extra, sizeof extra, " workers %d/%d in MB/s:", sl_members_live(sl_control_head_members(h->ch)),
+                   h->nnodes);
+  double dt = now - h->progress_at;
+  for (int i = 0; i < h->nnodes && n > 0 && (size_t)n < sizeof extra; i++) {
+    n += snprintf(extra + n, sizeof extra - (size_t)n, " %.0f", dt > 0 ? (h->received[i] - h->received_then[i]) / dt / 1e6 : 0);
+    h->received_then[i] = h->received[i];
+  }
+  h->progress_at = now;
+  sl__exec_progress_line(&h->e, now, extra);
+}
+
 static void supervise(head *h)
 {
   engine *e = &h->e;
   const sl_exec_opts *o = e->opts;
-  double next_sample = 0;
+  double next_sample = 0, next_progress = 0.5;
   char err[600];
   int rc = sl_core_start(e->core, 0);
   if (rc < 0)
@@ -729,6 +748,10 @@ static void supervise(head *h)
         sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
       next_sample = now + o->sample_period_s;
     }
+    if (o->progress && now >= next_progress) {
+      progress(h, now);
+      next_progress = now + 0.5;
+    }
     reap(h);
     no_workers_left(h, now);
   }
@@ -741,10 +764,12 @@ static int start(head *h, const sl_cluster *cluster, char *err, size_t errlen)
   h->nnodes = cluster->nnodes;
   h->pid = calloc((size_t)h->nnodes, sizeof *h->pid);
   h->ready = calloc((size_t)h->nnodes, sizeof *h->ready);
+  h->received = calloc((size_t)h->nnodes, sizeof *h->received);
+  h->received_then = calloc((size_t)h->nnodes, sizeof *h->received_then);
   const char **names = calloc((size_t)h->nnodes, sizeof *names);
   char (*name)[SL_MSG_NAME_MAX + 1] = calloc((size_t)h->nnodes, sizeof *name);
   int rc = 0;
-  if (!h->pid || !h->ready || !names || !name) {
+  if (!h->pid || !h->ready || !h->received || !h->received_then || !names || !name) {
     snprintf(err, errlen, "out of memory");
     rc = SL_ENOMEM;
     goto out;
@@ -883,6 +908,8 @@ int sl_head_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   free(h->pid);
   sl_rows_free(&h->sink_rows);
   free(h->ready);
+  free(h->received);
+  free(h->received_then);
   free(h->orders);
   free(h);
   return rc;
