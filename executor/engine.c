@@ -291,6 +291,26 @@ static void crash_at_start(engine *e, worker *w)
   sl_core_failed(e->core, sl__exec_now(e), w->current);
 }
 
+void sl__exec_take_order(worker *w, sl_decision *d, double *launched, input_ref **in)
+{
+  *d = w->next;
+  *launched = w->next_launched_s;
+  *in = w->next_inputs;
+  w->next_inputs = NULL;
+  w->has_next = false;
+}
+
+void sl__exec_begin_attempt(worker *w, const sl_decision *d)
+{
+  w->busy = true;
+  w->current = d->task;
+  w->current_op = d->op;
+  w->resume = false;
+  w->killed = false;
+  w->has_answer = false;
+  atomic_store(&w->cancel, false);
+}
+
 static void *worker_main(void *arg)
 {
   worker *w = arg;
@@ -301,21 +321,15 @@ static void *worker_main(void *arg)
       pthread_cond_wait(&w->cv, &e->lock);
     if (e->stop)
       break;
-    sl_decision d = w->next;
-    double launched = w->next_launched_s;
-    input_ref *in = w->next_inputs;
-    w->next_inputs = NULL;
-    w->has_next = false;
+    sl_decision d;
+    double launched;
+    input_ref *in;
+    sl__exec_take_order(w, &d, &launched, &in);
     if (!sl_core_task_live(e->core, d.task)) { /* written off before it started */
       sl__exec_unpin_inputs(e, in, d.ninputs);
       continue;
     }
-    w->busy = true;
-    w->current = d.task;
-    w->current_op = d.op;
-    w->resume = false;
-    w->killed = false;
-    atomic_store(&w->cancel, false);
+    sl__exec_begin_attempt(w, &d);
     if (d.doomed)
       crash_at_start(e, w);
     pthread_mutex_unlock(&e->lock);

@@ -298,18 +298,14 @@ static void *slot_main(void *arg)
       pthread_cond_wait(&w->cv, &e->lock);
     if (e->stop)
       break;
-    sl_decision d = w->next;
-    double launched = w->next_launched_s;
-    input_ref *in = w->next_inputs;
-    w->next_inputs = NULL;
-    w->has_next = false;
-    w->busy = true;
-    w->current = d.task;
-    w->current_op = d.op;
-    w->resume = false;
-    w->has_answer = false;
+    sl_decision d;
+    double launched;
+    input_ref *in;
+    sl__exec_take_order(w, &d, &launched, &in);
+    sl__exec_begin_attempt(w, &d);
     ((slot_state *)w->remote)->emits = 0;
-    /* a kill that found nothing running took this attempt: it dies as it starts */
+    /* a kill that found nothing running took this attempt: it dies as it
+     * starts (the head's core fails it when the worker says so) */
     w->killed = d.doomed;
     atomic_store(&w->cancel, d.doomed);
     pthread_mutex_unlock(&e->lock);
