@@ -59,6 +59,15 @@ check "the loss is seen at the timeout" awk -v a="${lose:-0}" -v b="${lost:-0}" 
 check "the new process joins" test -n "$joined"
 check "no worker outlives it" test "$(orphans)" -eq 0
 
+# a loss during the recovery from another: cpu.1's worker killed while the
+# partitions lost with cpu.0 are being made again, then both come back
+"$sluice" run w.ini --cluster "$cluster" --out twice --quiet --launch local --listen "$endpoint" \
+  --node-timeout 200ms --fail lose:0@0.2s,lose:1@0.45s,join:0@0.7s,join:1@0.8s >twice.log 2>&1
+check "a run with a loss during the recovery from another exits 0" test $? -eq 0
+check "it completes with the failure-free run's sink" test "$(field twice complete)/$(field twice sink_checksum)" = "1/$want"
+check "both nodes were lost and joined again" test "$(grep -c -E 'lost:cpu|joined:cpu' twice/timeline.csv)" -eq 4
+check "no worker outlives it" test "$(orphans)" -eq 0
+
 # spills: the batch model under a small store spills, and other nodes read
 # the spilled partitions from the worker that wrote them
 "$sluice" run w.ini --cluster "$cluster" --out spill --quiet --launch local --listen "$endpoint" \
