@@ -345,8 +345,7 @@ static void deliver(head *h, const sl_decision *d)
   }
   sl__exec_sink_rows(&h->e, &h->sink_rows);
   sl_rows_reset(&h->sink_rows);
-  h->sink_part = SL_NONE;
-  send_part(h, SL_MSG_DELIVER, d->node, d->part, d->op, d->bytes); /* its worker frees its copy */
+  h->sink_part = SL_NONE; /* its worker kept no copy */
 }
 
 /* ---------------------------------------------------------- decisions */

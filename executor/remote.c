@@ -142,7 +142,9 @@ static int remote_emit(worker *w, sl_task_id task, const sl_rows *out, sl_part_i
   }
   w->has_answer = false;
   *pid = w->answer_part;
-  *fate = w->answer_fate;
+  /* an output for the sink is the head's now: the core delivered it as it
+   * took it, and nothing here keeps a copy */
+  *fate = m.u.emit.npayload > 0 ? SL_EMIT_DISCARDED : w->answer_fate;
   return w->answer_rc;
 }
 
@@ -690,7 +692,6 @@ static int on_message(proc *p, const sl_msg *m, sl_remote_build_fn fn, void *ctx
     on_task_order(p, m->kind, m->u.task.task);
     return 0;
   case SL_MSG_DROP:
-  case SL_MSG_DELIVER: /* the head fetched it for its sink */
     on_drop(p, m->u.part.part);
     return 0;
   default:
@@ -742,10 +743,11 @@ static int work(proc *p, sl_remote_build_fn fn, void *ctx, char *err, size_t err
       if (ev.kind == SL_CONTROL_MESSAGE && (rc = on_message(p, ev.msg, fn, ctx, err, errlen)) != 0)
         return rc;
     }
-    int rc = sl_xfer_server_serve(p->xs, 0, err, errlen);
+    /* what the poll saw ready: a message that came since waits for the next turn */
+    int rc = items[1].revents & ZMQ_POLLIN ? sl_xfer_server_serve(p->xs, 0, err, errlen) : 0;
     if (rc < 0 && rc != SL_EINTR)
       return rc;
-    if ((rc = send_queued(p, err, errlen)) < 0)
+    if ((items[2].revents & ZMQ_POLLIN) && (rc = send_queued(p, err, errlen)) < 0)
       return rc;
   }
 }

@@ -81,7 +81,8 @@ typedef enum {
   SL_MSG_CANCEL,    /**< head -> worker: stop the task (the core's CANCEL contract) */
   SL_MSG_RESUME,    /**< head -> worker: retry the emission the head held */
   SL_MSG_DROP,      /**< head -> worker: free a partition's bytes */
-  SL_MSG_DELIVER,   /**< head -> worker: hand a partition to the sink, then free it */
+  SL_MSG_DELIVER,   /**< head -> worker: free a partition the sink took (unused: an output for the
+                         sink travels with its EMIT, and its worker keeps no copy) */
   SL_MSG_BYE,       /**< either way: leaving, with a reason */
   SL_MSG_FETCH,     /**< worker -> worker: send chunks of a partition */
   SL_MSG_CHUNK,     /**< worker -> worker: a chunk of a partition, or why there is none */
