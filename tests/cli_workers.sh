@@ -2,8 +2,9 @@
 # A run across processes (sluice run --launch, sluice worker) on loopback:
 # the same sink as the run in one process, with and without failures that
 # really happen (a worker SIGKILLed and lost at the node timeout, a new
-# process for it, a task killed, spills read by other nodes), workers
-# started by hand, a head that dies, and never a worker left behind.
+# process for it, a task killed, a second loss during the recovery, a
+# worker stopped and fenced, spills read by other nodes), workers started
+# by hand, a head that dies, and never a worker left behind.
 set -u
 sluice=$1
 src=$2
@@ -67,6 +68,24 @@ check "a run with a loss during the recovery from another exits 0" test $? -eq 0
 check "it completes with the failure-free run's sink" test "$(field twice complete)/$(field twice sink_checksum)" = "1/$want"
 check "both nodes were lost and joined again" test "$(grep -c -E 'lost:cpu|joined:cpu' twice/timeline.csv)" -eq 4
 check "no worker outlives it" test "$(orphans)" -eq 0
+
+# a worker that stops answering (SIGSTOP): lost at the timeout, its work
+# done again elsewhere; let go again, it is fenced (its incarnation is no
+# longer live: the head tells it BYE) and exits
+"$sluice" run w.ini --cluster "$cluster" --out stopped --quiet --launch local --listen "$endpoint" \
+  --node-timeout 200ms >stopped.log 2>&1 &
+head_pid=$!
+sleep 0.3
+victim=$(pgrep -f "worker --head $endpoint --name cpu.1")
+kill -STOP $victim
+sleep 0.5
+kill -CONT $victim
+wait $head_pid
+check "a run with a worker stopped for 0.5 s exits 0" test $? -eq 0
+check "it completes with the failure-free run's sink" test "$(field stopped complete)/$(field stopped sink_checksum)" = "1/$want"
+check "the stopped node was lost" grep -q "lost:cpu.1" stopped/timeline.csv
+sleep 0.3
+check "the stopped worker, let go, was fenced and exited" test "$(orphans)" -eq 0
 
 # spills: the batch model under a small store spills, and other nodes read
 # the spilled partitions from the worker that wrote them
