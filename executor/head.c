@@ -489,6 +489,8 @@ static void on_finished(head *h, const sl_msg_finished *f)
     sl_core_note_transfer(h->e.core, f->task, f->transfer_s);
   sl_core_finished(h->e.core, now, f->task);
   record(h, o, f, SL_TASK_DONE);
+  if (f->flags & SL_MSG_FINISHED_REAL) /* the run's bound is then refitted from its tasks (sluice run) */
+    atomic_store(&h->e.real_kernels, true);
   h->received[o->d.node] += f->transfer_bytes;
 }
 

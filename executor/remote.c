@@ -266,7 +266,9 @@ static void remote_ended(worker *w, const sl_decision *d, const sl_task_record *
     sl_msg m;
     sl_msg_init(&m);
     m.kind = SL_MSG_FINISHED;
-    m.u.finished = (sl_msg_finished){.task = d->task, .parts_out = (uint32_t)r->parts_out, .rows_out = r->rows_out,
+    m.u.finished = (sl_msg_finished){.task = d->task, .parts_out = (uint32_t)r->parts_out,
+                                     .flags = atomic_load(&e->real_kernels) ? SL_MSG_FINISHED_REAL : 0,
+                                     .rows_out = r->rows_out,
                                      .bytes_out = r->bytes_out, .run_s = r->end_s - r->start_s,
                                      .waited_s = r->waited_s, .transfer_s = r->transfer_s,
                                      .transfer_bytes = r->transfer_bytes, .spill_write_s = r->spill_write_s,

@@ -235,7 +235,8 @@ static void test_every_kind_round_trips(void **state)
   assert_memory_equal(back.u.emit.payload[2].data, "hello", 5);
 
   head(&m, SL_MSG_FINISHED);
-  m.u.finished = (sl_msg_finished){.task = 4000000001u, .parts_out = 7, .rows_out = -5, .bytes_out = 3.5,
+  m.u.finished = (sl_msg_finished){.task = 4000000001u, .parts_out = 7, .flags = SL_MSG_FINISHED_REAL,
+                                   .rows_out = -5, .bytes_out = 3.5,
                                    .run_s = 0.25, .waited_s = 1e-9, .transfer_s = 2, .transfer_bytes = 1e12,
                                    .spill_write_s = 3, .spill_write_bytes = 4, .spill_read_s = 5,
                                    .spill_read_bytes = 6, .spread = 1.5};
@@ -621,6 +622,11 @@ static void test_bad_values_are_refused(void **state)
   encode(&m, &f);
   f.len[1] = 0;
   assert_refused(&f, "failed: the reason is empty");
+  frames_free(&f);
+  sample(SL_MSG_FINISHED, &m);
+  encode(&m, &f);
+  poke_u32(f.data[0] + SL_MSG_ENVELOPE + 8, 2);
+  assert_refused(&f, "finished: unknown flag bits 0x2");
   frames_free(&f);
 }
 

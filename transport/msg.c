@@ -51,7 +51,8 @@ static const field emit_f[] = {F(u.emit.task),  F(u.emit.index), F(u.emit.rows),
                                F(u.emit.bytes), F(u.emit.part),  F(u.emit.fate)};
 static const field task_f[] = {F(u.task.task)};
 static const field finished_f[] = {
-    F(u.finished.task),          F(u.finished.parts_out),         F(u.finished.rows_out),
+    F(u.finished.task),          F(u.finished.parts_out),         F(u.finished.flags),
+    F(u.finished.rows_out),
     F(u.finished.bytes_out),     F(u.finished.run_s),             F(u.finished.waited_s),
     F(u.finished.transfer_s),    F(u.finished.transfer_bytes),    F(u.finished.spill_write_s),
     F(u.finished.spill_write_bytes), F(u.finished.spill_read_s),  F(u.finished.spill_read_bytes),
@@ -237,6 +238,11 @@ static int check(const sl_msg *m, char *err, size_t errlen)
     if (m->u.emit.npayload > 0 && m->u.emit.fate != SL_MSG_FATE_ASK)
       return sl__msg_fail(SL_EPROTO, err, errlen, "emit: payload frames with an answer (fate %d)",
                           (int)m->u.emit.fate);
+    return 0;
+  case SL_MSG_FINISHED:
+    if (m->u.finished.flags & ~SL_MSG_FINISHED_REAL)
+      return sl__msg_fail(SL_EPROTO, err, errlen, "finished: unknown flag bits 0x%x",
+                          m->u.finished.flags & ~SL_MSG_FINISHED_REAL);
     return 0;
   case SL_MSG_FAILED:
     return check_string(m->u.failed.why, SL_MSG_WHY_MAX, "failed: the reason", err, errlen);

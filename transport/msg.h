@@ -164,21 +164,27 @@ typedef struct {
 } sl_msg_task;
 
 /**
- * @brief FINISHED. Fields: task u32, parts_out u32, rows_out i64, then
- *        f64s: bytes_out, run_s (from the worker taking the order to its
- *        end), waited_s (held by backpressure), transfer_s and
- *        transfer_bytes (its inputs from storage and other nodes),
- *        spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes,
- *        spread (the order's, or 1 for a kernel that takes its own time).
- *        What the head writes to tasks.csv.
+ * @brief FINISHED. Fields: task u32, parts_out u32, flags u32 (bit
+ *        SL_MSG_FINISHED_REAL: a kernel of the worker took its own time,
+ *        not the order's charge), rows_out i64, then f64s: bytes_out,
+ *        run_s (from the worker taking the order to its end), waited_s
+ *        (held by backpressure), transfer_s and transfer_bytes (its inputs
+ *        from storage and other nodes), spill_write_s, spill_write_bytes,
+ *        spill_read_s, spill_read_bytes, spread (the order's, or 1 for a
+ *        kernel that takes its own time). What the head writes to
+ *        tasks.csv.
  */
 typedef struct {
   sl_task_id task;
   uint32_t parts_out;
+  uint32_t flags;
   int64_t rows_out;
   double bytes_out, run_s, waited_s, transfer_s, transfer_bytes;
   double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes, spread;
 } sl_msg_finished;
+
+/** @brief A FINISHED whose worker ran a kernel that takes its own time. */
+#define SL_MSG_FINISHED_REAL 1u
 
 /** @brief Longest reason a FAILED carries, NUL excluded. */
 #define SL_MSG_WHY_MAX 512
