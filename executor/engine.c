@@ -291,13 +291,19 @@ static void crash_at_start(engine *e, worker *w)
   sl_core_failed(e->core, sl__exec_now(e), w->current);
 }
 
-void sl__exec_take_order(worker *w, sl_decision *d, double *launched, input_ref **in)
+bool sl__exec_await_order(worker *w, sl_decision *d, double *launched, input_ref **in)
 {
+  engine *e = w->e;
+  while (!w->has_next && !e->stop)
+    pthread_cond_wait(&w->cv, &e->lock);
+  if (e->stop)
+    return false;
   *d = w->next;
   *launched = w->next_launched_s;
   *in = w->next_inputs;
   w->next_inputs = NULL;
   w->has_next = false;
+  return true;
 }
 
 void sl__exec_begin_attempt(worker *w, const sl_decision *d)
@@ -316,15 +322,10 @@ static void *worker_main(void *arg)
   worker *w = arg;
   engine *e = w->e;
   pthread_mutex_lock(&e->lock);
-  for (;;) {
-    while (!w->has_next && !e->stop)
-      pthread_cond_wait(&w->cv, &e->lock);
-    if (e->stop)
-      break;
-    sl_decision d;
-    double launched;
-    input_ref *in;
-    sl__exec_take_order(w, &d, &launched, &in);
+  sl_decision d;
+  double launched;
+  input_ref *in;
+  while (sl__exec_await_order(w, &d, &launched, &in)) {
     if (!sl_core_task_live(e->core, d.task)) { /* written off before it started */
       sl__exec_unpin_inputs(e, in, d.ninputs);
       continue;

@@ -159,8 +159,9 @@ void sl__exec_progress_line(engine *e, double now, const char *extra);
 /** @brief Frees what sl__exec_outputs_open() made. */
 void sl__exec_outputs_close(engine *e);
 
-/** @brief Takes the order waiting for @p w: its decision, when it came, its pinned inputs. */
-void sl__exec_take_order(worker *w, sl_decision *d, double *launched, input_ref **in);
+/** @brief Waits (under the lock) for an order for @p w and takes it: its decision, when it
+ *  came, its pinned inputs. False once the engine stops. */
+bool sl__exec_await_order(worker *w, sl_decision *d, double *launched, input_ref **in);
 /** @brief @p w starts attempt @p d: busy with it, no RESUME, answer or cancel yet. */
 void sl__exec_begin_attempt(worker *w, const sl_decision *d);
 

@@ -297,15 +297,10 @@ static void *slot_main(void *arg)
   worker *w = arg;
   engine *e = w->e;
   pthread_mutex_lock(&e->lock);
-  for (;;) {
-    while (!w->has_next && !e->stop)
-      pthread_cond_wait(&w->cv, &e->lock);
-    if (e->stop)
-      break;
-    sl_decision d;
-    double launched;
-    input_ref *in;
-    sl__exec_take_order(w, &d, &launched, &in);
+  sl_decision d;
+  double launched;
+  input_ref *in;
+  while (sl__exec_await_order(w, &d, &launched, &in)) {
     sl__exec_begin_attempt(w, &d);
     ((slot_state *)w->remote)->emits = 0;
     /* a kill that found nothing running took this attempt: it dies as it
