@@ -11,6 +11,7 @@ packages=(
   build-essential cmake pkg-config
   libsimgrid-dev libcsv-dev libhwloc-dev hwloc libinih-dev libglpk-dev
   libturbojpeg0-dev libcmocka-dev libzmq3-dev gnuplot-nox valgrind
+  procps iproute2 # pgrep, pkill; ip and tc for the tests' test hosts
 )
 
 missing=()

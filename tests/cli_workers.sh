@@ -77,6 +77,7 @@ check "no worker outlives it" test "$(orphans)" -eq 0
 head_pid=$!
 sleep 0.3
 victim=$(pgrep -f "worker --head $endpoint --name cpu.1")
+check "the worker of cpu.1 is found to be stopped" test -n "$victim"
 kill -STOP $victim
 sleep 0.5
 kill -CONT $victim
