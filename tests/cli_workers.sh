@@ -55,8 +55,9 @@ lose=$(awk -F, '$NF=="lose:cpu.0"{print $1}' faults/timeline.csv)
 lost=$(awk -F, '$NF=="lost:cpu.0"{print $1}' faults/timeline.csv)
 joined=$(awk -F, '$NF=="joined:cpu.0"{print $1}' faults/timeline.csv)
 echo "killed at ${lose:-?} s, lost at ${lost:-?} s, joined at ${joined:-?} s (timeout 200 ms)"
-# silence is counted from the last heartbeat (at most 40 ms before the kill)
-check "the loss is seen at the timeout" awk -v a="${lose:-0}" -v b="${lost:-0}" 'BEGIN{d=b-a; exit !(d>=0.15 && d<=0.45)}'
+# silence is counted from the last heartbeat (at most 40 ms before the kill);
+# the upper end leaves a loaded host room to run the head late
+check "the loss is seen at the timeout" awk -v a="${lose:-0}" -v b="${lost:-0}" 'BEGIN{d=b-a; exit !(d>=0.15 && d<=0.6)}'
 check "the new process joins" test -n "$joined"
 check "no worker outlives it" test "$(orphans)" -eq 0
 
