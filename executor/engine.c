@@ -193,15 +193,33 @@ static void hand_garbage(engine *e)
   pthread_cond_signal(&e->reclaim_cv);
 }
 
-void sl__exec_rollback(engine *e, const sl_decision *d)
+void sl__exec_job_decision(engine *e, const sl_decision *d)
 {
-  sl_sink_rollback(e->sink, d->keep_split, (uint32_t)e->plan->ops[0].tasks);
-  if (e->sort_check)
-    sl_sort_check_rolled_back(e->sort_check);
-  if (e->group_check)
-    sl_group_check_rollback(e->group_check, d->keep_split, (uint32_t)e->plan->ops[0].tasks);
-  if (sl_recorder_rollback(e->rec, sl__exec_now(e), e->core) < 0)
-    sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
+  switch (d->kind) {
+  case SL_DEC_ROLLBACK:
+    sl_sink_rollback(e->sink, d->keep_split, (uint32_t)e->plan->ops[0].tasks);
+    if (e->sort_check)
+      sl_sort_check_rolled_back(e->sort_check);
+    if (e->group_check)
+      sl_group_check_rollback(e->group_check, d->keep_split, (uint32_t)e->plan->ops[0].tasks);
+    if (sl_recorder_rollback(e->rec, sl__exec_now(e), e->core) < 0)
+      sl__exec_fail(e, SL_ENOMEM, "out of memory recording the timeline");
+    break;
+  case SL_DEC_CHECKPOINT:
+    break; /* the sink keeps its state per split: nothing to copy */
+  case SL_DEC_DONE:
+    e->done = true;
+    pthread_cond_signal(&e->main_cv);
+    break;
+  case SL_DEC_FAIL: {
+    char why[320];
+    sl_failure_text(d, e->plan, e->cluster, e->core, why, sizeof why);
+    sl__exec_fail(e, d->code, "%s", why);
+    break;
+  }
+  default:
+    break; /* a task's or a partition's: the engine's own */
+  }
 }
 
 
@@ -254,20 +272,11 @@ bool sl__exec_drain(engine *e, worker *self)
       sl_store_drop(e->store, d.part);
       break;
     case SL_DEC_ROLLBACK:
-      sl__exec_rollback(e, &d);
-      break;
     case SL_DEC_CHECKPOINT:
-      break; /* the sink keeps its state per split: nothing to copy */
     case SL_DEC_DONE:
-      e->done = true;
-      pthread_cond_signal(&e->main_cv);
+    case SL_DEC_FAIL:
+      sl__exec_job_decision(e, &d);
       break;
-    case SL_DEC_FAIL: {
-      char why[320];
-      sl_failure_text(&d, e->plan, e->cluster, e->core, why, sizeof why);
-      sl__exec_fail(e, d.code, "%s", why);
-      break;
-    }
     case SL_DEC_ACQUIRE: /* its workers wait already: it serves once provisioned */
       e->join_at[d.node] = sl__exec_now(e) + d.delay_s;
       pthread_cond_signal(&e->main_cv);

@@ -146,8 +146,9 @@ void sl__exec_unpin_inputs(engine *e, input_ref *in, int n);
 
 /** @brief Hands @p rows to the sink and its checks; under the lock. */
 void sl__exec_sink_rows(engine *e, const sl_rows *rows);
-/** @brief A ROLLBACK decision: the sink, its checks and the timeline go back. */
-void sl__exec_rollback(engine *e, const sl_decision *d);
+/** @brief A decision about the job as a whole, the same wherever the slots run: ROLLBACK
+ *  (the sink, its checks and the timeline go back), CHECKPOINT, DONE and FAIL. */
+void sl__exec_job_decision(engine *e, const sl_decision *d);
 /** @brief A timeline row for a fault as it strikes (see engine.c). */
 void sl__exec_mark_fault(engine *e, double now, const char *kind, int node, const char *op);
 /** @brief Opens the sink, its checks, the recorder and the output folder (summary: started). */

@@ -22,7 +22,6 @@
 #include "executor/engine_internal.h"
 #include "executor/part_wire.h"
 #include "models/error.h"
-#include "results/failure.h"
 #include "transport/control.h"
 
 void sl_head_opts_default(sl_head_opts *o)
@@ -46,9 +45,7 @@ typedef struct {
   int nnodes;
   pid_t *pid;              /* the worker process of each node started here, 0: none */
   sl_rows sink_rows;       /* the output for the sink that came with the last EMIT */
-  sl_task_id sink_task;
   sl_part_id sink_part;    /* its partition, once the core took it */
-  bool *ready;             /* the node's live worker has its plan */
   order *orders;           /* by task id */
   size_t norders;
   bool started;
@@ -309,7 +306,6 @@ static void welcome(head *h, int node)
       send_to(h, n, &p);
     }
   }
-  h->ready[node] = true;
 }
 
 /* ----------------------------------------------------------- the sink */
@@ -333,7 +329,6 @@ static int stash_sink_rows(head *h, const sl_msg_emit *q, char *err, size_t errl
   }
   int rc = sl_part_wire_decode(buf, len, &h->sink_rows, err, errlen);
   free(buf);
-  h->sink_task = rc == 0 ? q->task : SL_NONE;
   return rc;
 }
 
@@ -407,19 +402,11 @@ static void drain(head *h)
       send_part(h, SL_MSG_DROP, d.node, d.part, d.op, d.bytes);
       break;
     case SL_DEC_ROLLBACK:
-      sl__exec_rollback(e, &d);
-      break;
     case SL_DEC_CHECKPOINT:
-      break; /* the sink keeps its state per split: nothing to copy */
     case SL_DEC_DONE:
-      e->done = true;
+    case SL_DEC_FAIL:
+      sl__exec_job_decision(e, &d);
       break;
-    case SL_DEC_FAIL: {
-      char why[320];
-      sl_failure_text(&d, e->plan, e->cluster, e->core, why, sizeof why);
-      sl__exec_fail(e, d.code, "%s", why);
-      break;
-    }
     case SL_DEC_ACQUIRE:
     case SL_DEC_RELEASE:
       sl__exec_fail(e, SL_EINVAL, "elastic node groups are not yet run across machines (--launch): "
@@ -537,7 +524,6 @@ static void on_event(head *h, const sl_control_event *ev)
     break;
   case SL_CONTROL_LOST:
   case SL_CONTROL_LEFT:
-    h->ready[ev->node] = false;
     if (!h->started) {
       sl__exec_fail(e, SL_EIO, "the worker of node %s %s before the run started", name,
                     ev->kind == SL_CONTROL_LOST ? "fell silent" : "left");
@@ -764,13 +750,12 @@ static int start(head *h, const sl_cluster *cluster, char *err, size_t errlen)
 {
   h->nnodes = cluster->nnodes;
   h->pid = calloc((size_t)h->nnodes, sizeof *h->pid);
-  h->ready = calloc((size_t)h->nnodes, sizeof *h->ready);
   h->received = calloc((size_t)h->nnodes, sizeof *h->received);
   h->received_then = calloc((size_t)h->nnodes, sizeof *h->received_then);
   const char **names = calloc((size_t)h->nnodes, sizeof *names);
   char (*name)[SL_MSG_NAME_MAX + 1] = calloc((size_t)h->nnodes, sizeof *name);
   int rc = 0;
-  if (!h->pid || !h->ready || !h->received || !h->received_then || !names || !name) {
+  if (!h->pid || !h->received || !h->received_then || !names || !name) {
     snprintf(err, errlen, "out of memory");
     rc = SL_ENOMEM;
     goto out;
@@ -860,19 +845,15 @@ int sl_head_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   h->killed_at = -1;
   h->none_since = -1;
   h->sink_part = SL_NONE;
-  h->sink_task = SL_NONE;
   sl_fault_log_init(&e->fault_log, &opts->faults);
   pthread_mutex_init(&e->lock, NULL);
   pthread_cond_init(&e->main_cv, NULL);
   pthread_cond_init(&e->spill_cv, NULL);
   sl_rejected_tally_init(&e->rejected);
   clock_gettime(CLOCK_MONOTONIC, &e->t0);
-  if (ho->worker_exe)
-    snprintf(h->exe, sizeof h->exe, "%s", ho->worker_exe);
-  else { /* this binary: the workers must be of the same build */
-    ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
-    h->exe[n > 0 ? n : 0] = '\0';
-  }
+  /* workers start from this binary: the head and its workers are one build */
+  ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
+  h->exe[n > 0 ? n : 0] = '\0';
   int rc = check_launch(h, err, errlen);
   int why = 0;
   char cerr[512];
@@ -908,7 +889,6 @@ int sl_head_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   pthread_mutex_destroy(&e->lock);
   free(h->pid);
   sl_rows_free(&h->sink_rows);
-  free(h->ready);
   free(h->received);
   free(h->received_then);
   free(h->orders);

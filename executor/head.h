@@ -33,7 +33,6 @@ typedef struct {
   double join_timeout_s;     /**< how long the workers have to join at the start (default 30 s) */
   int argc;                  /**< the run's arguments after `sluice run`, which the workers build */
   const char *const *argv;   /**< the plan from (transport/msg.h's PLAN) */
-  const char *worker_exe;    /**< the sluice binary to start workers with (default: this one) */
 } sl_head_opts;
 
 void sl_head_opts_default(sl_head_opts *o);

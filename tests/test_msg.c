@@ -282,15 +282,12 @@ static void test_every_kind_round_trips(void **state)
   round_trip(&m, &back);
   assert_int_equal(back.u.bye.code, SL_ESTALL);
 
-  const sl_msg_kind part_kinds[] = {SL_MSG_DROP, SL_MSG_DELIVER};
-  for (size_t i = 0; i < 2; i++) {
-    head(&m, part_kinds[i]);
-    m.u.part = (sl_msg_part_order){.part = 31, .op = 6, .bytes = -0.0};
-    round_trip(&m, &back);
-    assert_int_equal(back.u.part.part, 31);
-    assert_int_equal(back.u.part.op, 6);
-    assert_true(back.u.part.bytes == 0 && signbit(back.u.part.bytes));
-  }
+  head(&m, SL_MSG_DROP);
+  m.u.part = (sl_msg_part_order){.part = 31, .op = 6, .bytes = -0.0};
+  round_trip(&m, &back);
+  assert_int_equal(back.u.part.part, 31);
+  assert_int_equal(back.u.part.op, 6);
+  assert_true(back.u.part.bytes == 0 && signbit(back.u.part.bytes));
 
   head(&m, SL_MSG_FETCH);
   m.u.fetch = (sl_msg_fetch){.part = 3, .tag = 9, .offset = 5ull << 32, .credit = 8, .chunk_bytes = 1 << 20};

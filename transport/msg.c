@@ -81,7 +81,7 @@ static const struct {
     [SL_MSG_EMIT] = {"emit", FIELDS(emit_f), -1},       [SL_MSG_FINISHED] = {"finished", FIELDS(finished_f), 1},
     [SL_MSG_FAILED] = {"failed", FIELDS(failed_f), 2}, [SL_MSG_HEARTBEAT] = {"heartbeat", FIELDS(heartbeat_f), 1},
     [SL_MSG_CANCEL] = {"cancel", FIELDS(task_f), 1},   [SL_MSG_RESUME] = {"resume", FIELDS(task_f), 1},
-    [SL_MSG_DROP] = {"drop", FIELDS(part_f), 1},       [SL_MSG_DELIVER] = {"deliver", FIELDS(part_f), 1},
+    [SL_MSG_DROP] = {"drop", FIELDS(part_f), 1},
     [SL_MSG_BYE] = {"bye", FIELDS(bye_f), 1},          [SL_MSG_FETCH] = {"fetch", FIELDS(fetch_f), 1},
     [SL_MSG_CHUNK] = {"chunk", FIELDS(chunk_f), -1},  [SL_MSG_PLAN] = {"plan", FIELDS(plan_f), 3},
 };

@@ -81,8 +81,6 @@ typedef enum {
   SL_MSG_CANCEL,    /**< head -> worker: stop the task (the core's CANCEL contract) */
   SL_MSG_RESUME,    /**< head -> worker: retry the emission the head held */
   SL_MSG_DROP,      /**< head -> worker: free a partition's bytes */
-  SL_MSG_DELIVER,   /**< head -> worker: free a partition the sink took (unused: an output for the
-                         sink travels with its EMIT, and its worker keeps no copy) */
   SL_MSG_BYE,       /**< either way: leaving, with a reason */
   SL_MSG_FETCH,     /**< worker -> worker: send chunks of a partition */
   SL_MSG_CHUNK,     /**< worker -> worker: a chunk of a partition, or why there is none */
@@ -232,7 +230,8 @@ typedef struct {
   int32_t code;
 } sl_msg_bye;
 
-/** @brief DROP, DELIVER. Fields: part u32, op i32, bytes f64. */
+/** @brief DROP. Fields: part u32, op i32, bytes f64. (An output for the
+ *  sink needs none: it travels with its EMIT, and its worker keeps no copy.) */
 typedef struct {
   sl_part_id part;
   int32_t op;
@@ -294,7 +293,7 @@ typedef struct {
     sl_msg_failed failed;
     sl_msg_heartbeat heartbeat;
     sl_msg_bye bye;
-    sl_msg_part_order part; /**< DROP, DELIVER */
+    sl_msg_part_order part; /**< DROP */
     sl_msg_fetch fetch;
     sl_msg_chunk chunk;
     sl_msg_plan plan;
