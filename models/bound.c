@@ -984,8 +984,28 @@ static double fill_drain_bound(const bound_model *m, const sl_plan *p, double fr
   return lo;
 }
 
+/* The optimum's allocation: the tasks each operator runs at once over
+ * each group's nodes, and the slots each group leaves idle. */
+static void read_allocation(glp_prob *lp, const bound_model *m, sl_bound_allocation *alloc)
+{
+  memset(alloc, 0, sizeof(*alloc));
+  for (int g = 0; g < m->ngroups; g++) {
+    double used[2] = {0, 0};
+    for (int i = 0; i < m->nops; i++) {
+      if (!m->fits[i][g])
+        continue;
+      double tasks = fmax(0, glp_get_col_prim(lp, col_x(m, i, g)) * m->d[i][g]);
+      alloc->tasks[i][g] = tasks;
+      used[CLS_CPU] += tasks * m->e[i][g][CLS_CPU];
+      used[CLS_GPU] += tasks * m->e[i][g][CLS_GPU];
+    }
+    for (int k = CLS_CPU; k <= CLS_GPU; k++)
+      alloc->idle_slots[g][k] = fmax(0, m->count[g] * m->slots[g][k] - used[k]);
+  }
+}
+
 static int solve_model(const bound_model *m, const sl_plan *p, const sl_cluster *c, bool bottleneck,
-                       unsigned mask, sl_bound *out)
+                       unsigned mask, sl_bound *out, sl_bound_allocation *alloc)
 {
   int n = ncols(m), rc = SL_ENOMEM, cls = CLS_CPU;
   int *idx = malloc(sizeof(*idx) * (n + 1));
@@ -998,6 +1018,8 @@ static int solve_model(const bound_model *m, const sl_plan *p, const sl_cluster 
   rc = lp_solve(lp, &out->throughput_rows_s);
   if (rc == 0 && !(out->throughput_rows_s > 0 && isfinite(out->throughput_rows_s)))
     rc = SL_ELP;
+  if (rc == 0 && alloc)
+    read_allocation(lp, m, alloc);
   if (rc == 0 && bottleneck)
     rc = bottleneck_class(m, p, c, idx, val, &cls);
   if (rc == 0 && bottleneck)
@@ -1130,7 +1152,7 @@ static double disk_time(const sl_plan *p, const sl_cluster *c)
 }
 
 static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsigned mask, bool typical,
-                   sl_bound *out)
+                   sl_bound *out, sl_bound_allocation *alloc)
 {
   if (!p || !c || !out || p->nops < 1 || p->nops > SL_MAX_OPS || c->ngroups < 1 ||
       c->ngroups > SL_MAX_GROUPS)
@@ -1142,7 +1164,7 @@ static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsig
     return SL_ENOMEM;
   int rc = model_build(m, p, c, typical);
   if (rc == 0)
-    rc = solve_model(m, p, c, bottleneck, mask, out);
+    rc = solve_model(m, p, c, bottleneck, mask, out, alloc);
   if (rc == 0) {
     out->area_s = (double)p->source_rows / out->throughput_rows_s;
     out->critical_path_s = critical_path(p, m);
@@ -1166,17 +1188,22 @@ static int compute(const sl_plan *p, const sl_cluster *c, bool bottleneck, unsig
 
 int sl_bound_compute(const sl_plan *p, const sl_cluster *c, sl_bound *out)
 {
-  return compute(p, c, true, ~0u, false, out);
+  return compute(p, c, true, ~0u, false, out, NULL);
 }
 
 int sl_bound_limits(const sl_plan *p, const sl_cluster *c, sl_bound *out)
 {
-  return compute(p, c, false, ~0u, false, out);
+  return compute(p, c, false, ~0u, false, out, NULL);
 }
 
 int sl_bound_compute_rate(const sl_plan *p, const sl_cluster *c, sl_bound *out)
 {
-  return compute(p, c, false, ~(1u << CLS_NET), true, out);
+  return sl_bound_rate_allocation(p, c, out, NULL);
+}
+
+int sl_bound_rate_allocation(const sl_plan *p, const sl_cluster *c, sl_bound *out, sl_bound_allocation *alloc)
+{
+  return compute(p, c, false, ~(1u << CLS_NET), true, out, alloc);
 }
 
 /* The slowest speed operator @p i runs at, 0 when it fits nowhere. */

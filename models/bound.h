@@ -86,6 +86,21 @@ int sl_bound_limits(const sl_plan *p, const sl_cluster *c, sl_bound *out);
  */
 int sl_bound_compute_rate(const sl_plan *p, const sl_cluster *c, sl_bound *out);
 
+/** The rate program's optimum as an allocation: where each operator's work
+ *  runs at the bound's throughput. One optimum of possibly many (the simplex
+ *  gives a vertex): read a zero as "not needed there", not "harmful there". */
+typedef struct {
+  double tasks[SL_MAX_OPS][SL_MAX_GROUPS]; /**< tasks of operator i running at once over group g's nodes */
+  double idle_slots[SL_MAX_GROUPS][2];     /**< CPU [0] and GPU [1] slots of group g that no operator uses */
+} sl_bound_allocation;
+
+/**
+ * @brief sl_bound_compute_rate(), and its optimum's allocation in @p alloc
+ *        (NULL: not wanted).
+ * @return as sl_bound_compute_rate().
+ */
+int sl_bound_rate_allocation(const sl_plan *p, const sl_cluster *c, sl_bound *out, sl_bound_allocation *alloc);
+
 /**
  * @brief The rows a task of each operator with a fixed time per task
  *        should take: those that make the least of the area the cut's work

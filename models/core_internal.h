@@ -225,6 +225,9 @@ struct sl_core_s {
   /* accelerator pins (sl_pop.accel): the node groups each operator may use,
    * as a mask, and what the alive nodes of each group offer */
   uint32_t op_groups[SL_MAX_OPS];
+  /* the groups a policy keeps each operator off for now (sl__fits()
+   * refuses them): capacity another operator needs more */
+  uint32_t op_yields[SL_MAX_OPS];
   double group_alive_cpu[SL_MAX_GROUPS], group_alive_gpu[SL_MAX_GROUPS];
   double free_cpu, free_gpu;
   int64_t free_slots;

@@ -121,6 +121,7 @@ bool sl__fits(const sl_core *c, int node, int op)
   const sl_pop *o = &c->plan->ops[op];
   return nd->alive && !nd->draining && nd->nfree > 0 && nd->cpu_free + EPS >= o->cpu &&
          nd->gpu_free + EPS >= o->gpu && sl__op_allowed(c, node, op) && !held_from(c, nd, op) &&
+         !((c->op_yields[op] >> c->cluster->nodes[node].group) & 1u) &&
          (!c->has_pool || sl__host_cpu_allows(c, nd, node, op));
 }
 
@@ -130,7 +131,7 @@ bool sl__fits_once_finished(const sl_core *c, int node, int op)
   const sl_pop *o = &c->plan->ops[op];
   return nd->alive && nd->nfinishing > 0 && !sl__fits(c, node, op) &&
          nd->cpu_free + nd->cpu_finishing + EPS >= o->cpu && nd->gpu_free + nd->gpu_finishing + EPS >= o->gpu &&
-         sl__op_allowed(c, node, op);
+         sl__op_allowed(c, node, op) && !((c->op_yields[op] >> c->cluster->nodes[node].group) & 1u);
 }
 
 double sl__op_capacity(const sl_core *c, int op, bool gpu)

@@ -64,6 +64,13 @@ typedef struct {
   double used_mark[SL_MAX_OPS][2];
   struct fill_slot *fill;         /* streaming-plus: scratch of fill_horizon() */
   uint32_t fill_cap;
+  /* streaming-plus: the operators that operator i yields group g to
+   * (yield_caps()) */
+  uint32_t yield_to[SL_MAX_OPS][SL_MAX_GROUPS];
+  double kept[SL_MAX_OPS][SL_MAX_GROUPS][2]; /* streaming-plus: CPU and GPU slots the allocation gives
+                                                operator i on group g, where it is favoured */
+  uint32_t takes[SL_MAX_OPS];     /* streaming-plus: the groups with slots of each operator's shape */
+  bool any_yield;                 /* streaming-plus: some operator yields some group */
 } streaming_state;
 
 /* A slot as fill_horizon() sees it: doing rows from @c from (when it is
@@ -1525,6 +1532,9 @@ static int select_op(sl_core *c, bool ignore_limits, int *room)
   return best;
 }
 
+static void set_yields(sl_core *c);
+static void yield_caps(sl_core *c, streaming_state *st, const sl_bound_allocation *a);
+
 static void streaming_schedule(sl_core *c, double now)
 {
   streaming_state *st = state(c);
@@ -1533,6 +1543,7 @@ static void streaming_schedule(sl_core *c, double now)
     return;
   }
   hold_fast_nodes(c);
+  set_yields(c);
   for (int i = c->nops - 1; i >= 0; i--)
     sl__launch_retries(c, now, i);
   if (!c->opts.streaming.no_adaptive)
@@ -1549,9 +1560,11 @@ static void streaming_schedule(sl_core *c, double now)
       launched |= launch_one(c, now, op, true, room);
     if (!launched)
       break;
+    set_yields(c);
   }
   /* Liveness: nothing runs at all, so limits only stand in the way. */
   if (c->active == 0) {
+    memset(c->op_yields, 0, sizeof c->op_yields);
     int room;
     int op = select_op(c, true, &room);
     if (op >= 0)
@@ -1988,8 +2001,10 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
     if (c->plan->ops[i].kind == SL_OP_ALL_TO_ALL)
       return;
   sl_bound b;
-  if (sl_bound_compute_rate(c->plan, c->cluster, &b) < 0 || !(b.throughput_rows_s > 0))
+  sl_bound_allocation alloc;
+  if (sl_bound_rate_allocation(c->plan, c->cluster, &b, &alloc) < 0 || !(b.throughput_rows_s > 0))
     return;
+  yield_caps(c, st, &alloc);
   st->area_s = b.area_s;
   bool ahead = source_may_run_ahead(c);
   if (ahead && b.area_s > b.critical_path_s)
@@ -2026,6 +2041,158 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
    * bound, 96% paced). Sources that make their rows start freely. */
   if (c->plan->ops[0].rows_per_task > 0 && c->plan->ops[0].read_bytes_per_row > 0 && c->cluster->storage_bps > 0)
     st->source_rate = fmax(BOUND_PACE_SLACK * st->fill_pace * st->bound_source_rate, ahead ? link_pace(c) : 0);
+}
+
+/* ------------------------------------------------------------ yielding */
+
+/* An operator yields a group to another whose speed there, against its
+ * best elsewhere, beats its own by this factor (an operator pinned to the
+ * group's accelerator has no elsewhere: its advantage is infinite). */
+#define YIELD_ADVANTAGE 1.25
+
+/* Whether a node of group @p g fits a task of @p op (its pin, its shape). */
+static bool group_takes(const sl_core *c, int op, int g)
+{
+  const sl_node_group *grp = &c->cluster->groups[g];
+  const sl_pop *o = &c->plan->ops[op];
+  return ((c->op_groups[op] >> g) & 1u) && grp->count > 0 && grp->cpu + EPS >= o->cpu && grp->gpu + EPS >= o->gpu &&
+         (o->cpu > 0 || o->gpu > 0);
+}
+
+/* How much faster @p op runs on group @p g than on the fastest other
+ * group that takes it (INFINITY: none does). */
+static double advantage(const sl_core *c, int op, int g)
+{
+  double elsewhere = 0;
+  for (int h = 0; h < c->cluster->ngroups; h++)
+    if (h != g && group_takes(c, op, h))
+      elsewhere = fmax(elsewhere, group_speed(c, op, &c->cluster->groups[h]));
+  return elsewhere > 0 ? group_speed(c, op, &c->cluster->groups[g]) / elsewhere : INFINITY;
+}
+
+/* Tasks of @p op a node of @p g runs at once. */
+static double tasks_per_node(const sl_pop *o, const sl_node_group *g)
+{
+  double per = INFINITY;
+  if (o->cpu > 0)
+    per = fmin(per, floor(g->cpu / o->cpu + EPS));
+  if (o->gpu > 0)
+    per = fmin(per, floor(g->gpu / o->gpu + EPS));
+  return isfinite(per) ? per : 0;
+}
+
+/* streaming-plus: where operators differ in what a group is worth to them
+ * (an operator pinned to the group's accelerator, another that runs three
+ * times faster on other GPUs), the one for whom the group is worth more
+ * keeps there the slots the bound's allocation gives it: the others take
+ * a node of the group only while what stays free still covers what it has
+ * ready and not taken up (set_yields()). Without it, a model on any GPU
+ * took the slow T4s that a filter pinned to T4s needed, the filter fell
+ * behind and the model's tasks ran 3x slower than on the other GPUs (zoo
+ * seed 1 case 197: 21.7% of the bound, now 46.8%). Speeds alike (as on
+ * one class of slots without pins) favour no one, so where a vertex of the
+ * program puts an operator matters only for the operators a group
+ * favours. */
+static void yield_caps(sl_core *c, streaming_state *st, const sl_bound_allocation *a)
+{
+  st->any_yield = false;
+  memset(st->yield_to, 0, sizeof st->yield_to);
+  memset(st->kept, 0, sizeof st->kept);
+  for (int i = 0; i < c->nops; i++) {
+    st->takes[i] = 0;
+    for (int g = 0; g < c->cluster->ngroups; g++)
+      if (group_takes(c, i, g))
+        st->takes[i] |= 1u << g;
+  }
+  for (int i = 0; i < c->nops; i++)
+    for (int g = 0; g < c->cluster->ngroups; g++) {
+      if (!((st->takes[i] >> g) & 1u))
+        continue;
+      double mine = advantage(c, i, g);
+      for (int j = 0; j < c->nops; j++)
+        if (j != i && ((st->takes[j] >> g) & 1u) && share_a_class(c, i, j) && a->tasks[j][g] > EPS &&
+            advantage(c, j, g) > YIELD_ADVANTAGE * mine) {
+          st->yield_to[i][g] |= 1u << j;
+          st->any_yield = true;
+        }
+    }
+  for (int j = 0; j < c->nops; j++) /* the slots each favoured operator keeps */
+    for (int g = 0; g < c->cluster->ngroups; g++) {
+      const sl_node_group *grp = &c->cluster->groups[g];
+      const sl_pop *o = &c->plan->ops[j];
+      double per = tasks_per_node(o, grp);
+      if (!(per > 0) || !(a->tasks[j][g] > EPS))
+        continue;
+      st->kept[j][g][0] = o->cpu > 0 ? a->tasks[j][g] * grp->cpu / per : 0;
+      st->kept[j][g][1] = o->gpu > 0 ? a->tasks[j][g] * grp->gpu / per : 0;
+    }
+}
+
+/* The tasks of @p j its queued input (and retries) would start now, no
+ * more than its concurrency cap lets start. */
+static double ready_tasks(const sl_core *c, int j)
+{
+  const sl__op *s = &c->ops[j];
+  double n = sl__idq_len(&s->retryq);
+  if (j == 0)
+    return n + (double)(c->plan->ops[0].tasks - s->next_split);
+  double row = c->plan->ops[j].in_row_bytes;
+  if (row > 0 && has_input(c, j)) /* a batch still gathering starts nothing */
+    n += fmax(1, floor(s->in_queue_bytes / row / next_task_rows(c, j) + 1e-9));
+  int cap = state(c)->cap[j];
+  return cap > 0 ? fmin(n, fmax(0, cap - s->running)) : n;
+}
+
+/* Marks, in c->op_yields, the groups each operator keeps off for now:
+ * those where a task of it would leave free less than the operators it
+ * yields to have yet to take up of what they keep, counting only the
+ * tasks their queued input starts now (a slot kept for input that has not
+ * come only idles). An operator that would yield every group it fits
+ * yields none. */
+static void set_yields(sl_core *c)
+{
+  streaming_state *st = state(c);
+  if (!st->any_yield)
+    return;
+  int ng = c->cluster->ngroups;
+  double used[SL_MAX_OPS][SL_MAX_GROUPS][2], free_slots[SL_MAX_GROUPS][2];
+  memset(used, 0, sizeof used);
+  memset(free_slots, 0, sizeof free_slots);
+  for (int n = 0; n < c->nnodes; n++) {
+    const sl__node *nd = &c->nodes[n];
+    int g = c->cluster->nodes[n].group;
+    if (!nd->alive)
+      continue;
+    free_slots[g][0] += nd->cpu_free;
+    free_slots[g][1] += nd->gpu_free;
+    for (int i = 0; i < c->nops; i++) {
+      used[i][g][0] += nd->op_running[i] * c->plan->ops[i].cpu;
+      used[i][g][1] += nd->op_running[i] * c->plan->ops[i].gpu;
+    }
+  }
+  for (int i = 0; i < c->nops; i++) {
+    const sl_pop *o = &c->plan->ops[i];
+    c->op_yields[i] = 0;
+    for (int g = 0; g < ng; g++) {
+      uint32_t to = st->yield_to[i][g];
+      if (!to)
+        continue;
+      double short_of[2] = {0, 0};
+      for (int j = 0; j < c->nops; j++)
+        if ((to >> j) & 1u) {
+          double ready = ready_tasks(c, j);
+          for (int k = 0; k < 2; k++) {
+            double req = k ? c->plan->ops[j].gpu : c->plan->ops[j].cpu;
+            short_of[k] += fmin(fmax(0, st->kept[j][g][k] - used[j][g][k]), ready * req);
+          }
+        }
+      if ((o->cpu > 0 && free_slots[g][0] - o->cpu < short_of[0] - EPS) ||
+          (o->gpu > 0 && free_slots[g][1] - o->gpu < short_of[1] - EPS))
+        c->op_yields[i] |= 1u << g;
+    }
+    if ((st->takes[i] & ~c->op_yields[i]) == 0)
+      c->op_yields[i] = 0;
+  }
 }
 
 /* Partitions fine enough for the consumer's slots: a partition is the

@@ -1539,6 +1539,54 @@ static void assert_pins_held(const harness *h)
   assert_true(h->launches_on_group[2][1] > 0);
 }
 
+/* streaming-plus leaves a group to the operator it is worth most to:
+ * encode pinned to the half-speed a10g GPUs needs all of them, and train,
+ * which may run anywhere, runs twice as fast on the a100s. Taking an a10g
+ * whenever encode's next batch had not come yet, train ran 20 of its
+ * tasks there (at half speed) and held encode back; it now runs there
+ * only once encode has no work left. */
+static void test_plus_leaves_pinned_group(void **state)
+{
+  (void)state;
+  static sl_workload w;
+  static sl_plan plan;
+  sl_cluster cl;
+  encode_train(&w, false);
+  w.ops[1].accel = (sl_accel_set){.n = 1, .names = {"a10g"}};
+  build(&plan, &w);
+  accel_nodes(&cl);
+  sl_bound b;
+  assert_int_equal(sl_bound_compute(&plan, &cl, &b), 0);
+  /* the allocation streaming-plus reads: encode on every a10g GPU, train
+   * on the a100s only, no a10g GPU idle */
+  sl_bound rate;
+  sl_bound_allocation alloc;
+  assert_int_equal(sl_bound_rate_allocation(&plan, &cl, &rate, &alloc), 0);
+  assert_float_equal(alloc.tasks[1][0], 3, 1e-6);
+  assert_float_equal(alloc.tasks[1][1], 0, 1e-9);
+  assert_float_equal(alloc.tasks[2][0], 0, 1e-9);
+  assert_true(alloc.tasks[2][1] > 0 && alloc.tasks[2][1] <= 4 + 1e-9);
+  assert_float_equal(alloc.idle_slots[0][1], 0, 1e-6);
+  const char *names[2] = {"streaming", "streaming-plus"};
+  double jct[2];
+  int64_t train_on_a10g[2];
+  for (int m = 0; m < 2; m++) {
+    harness h = {0};
+    sl_core_opts o = model(names[m]);
+    jct[m] = h_run(&h, &plan, &cl, &o, 1e5);
+    assert_true(jct[m] > 0);
+    assert_float_equal(h_delivered(&h), 400, 1e-9);
+    assert_int_equal(h.launches_on_group[1][1], 0); /* the pin holds */
+    train_on_a10g[m] = h.launches_on_group[2][0];
+    h_free(&h);
+  }
+  fprintf(stderr, "  bound %.2f s; streaming %.2f s (%lld train tasks on a10g), streaming-plus %.2f s (%lld)\n",
+          b.jct_s, jct[0], (long long)train_on_a10g[0], jct[1], (long long)train_on_a10g[1]);
+  assert_true(train_on_a10g[1] <= 2);
+  assert_true(jct[1] < jct[0]);
+  sl_cluster_free(&cl);
+}
+
 /* In every model a pinned operator's tasks land only on its groups: encode
  * (op 1) on a10g (group 0), train (op 2) on a100 (group 1), also when a
  * node of either group leaves and comes back (the static models place
@@ -1856,6 +1904,7 @@ int main(void)
     cmocka_unit_test(test_plus_consumer_room_before_sources),
     cmocka_unit_test(test_plus_spills_only_with_a_disk),
     cmocka_unit_test(test_deterministic),
+    cmocka_unit_test(test_plus_leaves_pinned_group),
     cmocka_unit_test(test_pins_hold_in_every_model),
     cmocka_unit_test(test_pin_to_missing_label),
     cmocka_unit_test(test_per_node_store_backpressure),
