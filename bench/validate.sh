@@ -19,7 +19,8 @@
 # and 5.88-6.77 s simulated (+16.2%); over nine seeds the medians agree to
 # 1.4%, both engines spreading over 12%. So, with REPS > 1, a case whose
 # real or simulated JCTs spread (max - min over the median) more than
-# SPREAD percent (default 8) gets two more repetitions at a time, up to
+# SPREAD percent (default 5, the bar: runs that scatter wider than the bar
+# cannot be compared to it by three) gets two more repetitions at a time, up to
 # MAX_REPS (default 3 x REPS). What decides is how the runs of each
 # engine scatter, never how far apart the engines are; the table's reps
 # column says how many each case took.
@@ -31,7 +32,7 @@ out=${1:-runs/validate}
 sluice=${2:-$here/build}/sluice
 scale=${TIME_SCALE:-0.5}
 reps=${REPS:-1}
-spread=${SPREAD:-8}
+spread=${SPREAD:-5}
 max_reps=${MAX_REPS:-$((3 * reps))}
 mkdir -p "$out"
 csv="$out/validation.csv"
