@@ -1102,6 +1102,17 @@ static bool input_tail(const sl_core *c, int op)
   return left <= useful_instances(c, op) * fmax(c->ops[op].est_in_bytes, 1);
 }
 
+/* Tasks of @p op a node of @p g runs at once. */
+static double tasks_per_node(const sl_pop *o, const sl_node_group *g)
+{
+  double per = INFINITY;
+  if (o->cpu > 0)
+    per = fmin(per, floor(g->cpu / o->cpu + EPS));
+  if (o->gpu > 0)
+    per = fmin(per, floor(g->gpu / o->gpu + EPS));
+  return isfinite(per) ? per : 0;
+}
+
 /* streaming-plus, on a cluster of unequal speeds: the tasks of @p op that
  * the nodes of its fastest group run at once. */
 static double top_group_instances(const sl_core *c, int op, double top)
@@ -1112,13 +1123,7 @@ static double top_group_instances(const sl_core *c, int op, double top)
     const sl_node_group *grp = &c->cluster->groups[g];
     if (!((c->op_groups[op] >> g) & 1u) || grp->count <= 0 || group_speed(c, op, grp) < top * (1 - 1e-6))
       continue;
-    double per = INFINITY;
-    if (o->cpu > 0)
-      per = fmin(per, floor(grp->cpu / o->cpu + 1e-9));
-    if (o->gpu > 0)
-      per = fmin(per, floor(grp->gpu / o->gpu + 1e-9));
-    if (isfinite(per))
-      n += per * grp->count;
+    n += tasks_per_node(o, grp) * grp->count;
   }
   return n;
 }
@@ -2068,17 +2073,6 @@ static double advantage(const sl_core *c, int op, int g)
     if (h != g && group_takes(c, op, h))
       elsewhere = fmax(elsewhere, group_speed(c, op, &c->cluster->groups[h]));
   return elsewhere > 0 ? group_speed(c, op, &c->cluster->groups[g]) / elsewhere : INFINITY;
-}
-
-/* Tasks of @p op a node of @p g runs at once. */
-static double tasks_per_node(const sl_pop *o, const sl_node_group *g)
-{
-  double per = INFINITY;
-  if (o->cpu > 0)
-    per = fmin(per, floor(g->cpu / o->cpu + EPS));
-  if (o->gpu > 0)
-    per = fmin(per, floor(g->gpu / o->gpu + EPS));
-  return isfinite(per) ? per : 0;
 }
 
 /* streaming-plus: where operators differ in what a group is worth to them
