@@ -239,12 +239,13 @@ static int load_inputs(const args *a, sl_workload *w, sl_plan *p, sl_cluster *c,
   }
   if (a->costs) {
     sl_sim_costs costs;
-    if (sl_sim_costs_load(a->costs, &costs, err, sizeof err) < 0 || sl_sim_costs_apply(&costs, p, err, sizeof err) < 0) {
+    /* the run's links, at its time scale, and those it measured */
+    if (sl_sim_costs_load(a->costs, &costs, err, sizeof err) < 0 || sl_sim_costs_apply(&costs, p, err, sizeof err) < 0 ||
+        sl_sim_costs_apply_links(&costs, c, err, sizeof err) < 0) {
       fprintf(stderr, "%s\n", err);
       sl_cluster_free(c);
       return SL_EXIT_USAGE;
     }
-    sl_sim_costs_apply_links(&costs, c); /* the run's links, at its time scale */
     sl_sim_costs_apply_disk(&costs, c); /* the run's measured spill disk, where a group has none */
     ec->launch_spacing = costs.launch_spacing_s;
     ec->has_handoff = sl_sim_costs_handoffs(&costs, p, ec->handoff);

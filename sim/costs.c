@@ -126,6 +126,20 @@ static const sl_ini_key run_keys[] = {
   {.name = NULL},
 };
 
+#define LINK(field) offsetof(sl_sim_link, field)
+
+static const sl_ini_key link_keys[] = {
+  {.name = "nic", .type = SL_INI_BANDWIDTH, .unit = "B/s", .range = SL_INI_POS, .offset = LINK(nic_bps),
+   .doc = "what one node of the group received at, shared by the transfers it received at once"},
+  {.name = "latency", .type = SL_INI_TIME, .unit = "s", .range = SL_INI_NONNEG, .offset = LINK(latency_s),
+   .doc = "what a transfer took beyond its bytes (the request and the route)"},
+  {.name = "transfers", .type = SL_INI_INT64, .range = SL_INI_NONNEG, .offset = LINK(transfers),
+   .doc = "the transfers the fit rests on; informational"},
+  {.name = "bytes", .type = SL_INI_SIZE, .unit = "B", .range = SL_INI_NONNEG, .offset = LINK(bytes),
+   .doc = "their bytes; informational"},
+  {.name = NULL},
+};
+
 /* The sections that are not an operator's: they say something of the
  * whole run. */
 typedef struct {
@@ -151,7 +165,9 @@ static const sl_ini_schema cost_schema = {
            "random order, as the executor's workers wake. A section [run] (time_scale) gives the "
            "calibrated run's --time-scale: the simulation's links run scaled by it, as that run's did; "
            "its profile is the system cost profile the run charged (`--profile`), whose costs are then "
-           "in the fits: `sluice sim --profile` warns that it adds a profile to them.",
+           "in the fits: `sluice sim --profile` warns that it adds a profile to them. A section "
+           "[link GROUP] (nic, latency: what the transfers into the group's nodes took) gives that "
+           "node group of the cluster its NIC, and the cluster the transfers' mean latency.",
   .keys = cost_keys,
 };
 
@@ -160,10 +176,50 @@ const sl_ini_schema *sl_sim_costs_schema(void)
   return &cost_schema;
 }
 
+static bool is_group_name(const char *s)
+{
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && !strchr("_-.", *s))
+      return false;
+  return true;
+}
+
+/* The index of the node group named @p name in @p cl, -1 when none. */
+static int group_index(const sl_cluster *cl, const char *name)
+{
+  for (int g = 0; g < cl->ngroups; g++)
+    if (strcmp(cl->groups[g].name, name) == 0)
+      return g;
+  return -1;
+}
+
+/* A [link GROUP] section: one per node group. */
+static int link_section(sl_ini *ini, sl_sim_costs *c, const char *group, int line)
+{
+  if (!*group || strlen(group) >= sizeof c->links[0].group || !is_group_name(group))
+    return sl_ini_fail(ini, line, "[%s%.40s]: a link section names a node group (letters, digits, '_', '-', '.')",
+                       SL_SIM_COSTS_LINK_PREFIX, group);
+  for (int i = 0; i < c->nlinks; i++)
+    if (strcmp(c->links[i].group, group) == 0)
+      return sl_ini_fail(ini, line, "duplicate section [%s%s] (first at line %d)", SL_SIM_COSTS_LINK_PREFIX, group,
+                         c->links[i].line);
+  if (c->nlinks == SL_MAX_GROUPS)
+    return sl_ini_fail(ini, line, "more than %d link sections", SL_MAX_GROUPS);
+  sl_sim_link *l = &c->links[c->nlinks];
+  memset(l, 0, sizeof *l);
+  snprintf(l->group, sizeof l->group, "%s", group);
+  l->line = line;
+  c->in_link = c->nlinks++;
+  return 0;
+}
+
 static int cost_section(sl_ini *ini, const char *name, int line)
 {
   sl_sim_costs *c = sl_ini_user(ini);
   c->in_whole = -1;
+  c->in_link = -1;
+  if (strncmp(name, SL_SIM_COSTS_LINK_PREFIX, strlen(SL_SIM_COSTS_LINK_PREFIX)) == 0)
+    return link_section(ini, c, name + strlen(SL_SIM_COSTS_LINK_PREFIX), line);
   for (int i = 0; i < SL_SIM_COSTS_WHOLE_SECTIONS; i++)
     if (strcmp(name, whole_sections[i].name) == 0) {
       if (c->whole_line[i])
@@ -200,6 +256,13 @@ static int cost_key(sl_ini *ini, const char *key, const char *value, int line)
                          sl_ini_key_names(ws->keys, -1, names, sizeof names));
     return sl_ini_set(ini, wk, c, value, line) != 0 ? sl_ini_error(ini) : 0;
   }
+  if (c->in_link >= 0) {
+    const sl_ini_key *lk = sl_ini_find_key(link_keys, key);
+    if (!lk)
+      return sl_ini_fail(ini, line, "unknown key '%s' in [%s%s] (expected %s)", key, SL_SIM_COSTS_LINK_PREFIX,
+                         c->links[c->in_link].group, sl_ini_key_names(link_keys, -1, names, sizeof names));
+    return sl_ini_set(ini, lk, &c->links[c->in_link], value, line) != 0 ? sl_ini_error(ini) : 0;
+  }
   sl_sim_op_cost *oc = &c->ops[c->n - 1];
   const sl_ini_key *k = sl_ini_find_key(cost_keys, key);
   if (!k)
@@ -217,13 +280,31 @@ static int cost_end(sl_ini *ini)
   if (c->in_whole == WHOLE_DISK && (!(c->disk_read_bps > 0) || !(c->disk_write_bps > 0)))
     return sl_ini_fail(ini, c->whole_line[WHOLE_DISK], "[%s] needs read_bandwidth and write_bandwidth",
                        SL_SIM_COSTS_DISK_SECTION);
+  if (c->in_link >= 0 && !(c->links[c->in_link].nic_bps > 0))
+    return sl_ini_fail(ini, c->links[c->in_link].line, "[%s%s] needs nic", SL_SIM_COSTS_LINK_PREFIX,
+                       c->links[c->in_link].group);
   return 0;
 }
 
-void sl_sim_costs_apply_links(const sl_sim_costs *c, sl_cluster *cl)
+int sl_sim_costs_apply_links(const sl_sim_costs *c, sl_cluster *cl, char *err, size_t errlen)
 {
+  for (int i = 0; i < c->nlinks; i++)
+    if (group_index(cl, c->links[i].group) < 0)
+      return fail_at(err, errlen, c->path, c->links[i].line, "no node group '%s' in cluster '%s'",
+                     c->links[i].group, cl->name);
   if (c->time_scale > 0 && c->time_scale != 1)
     sl_cluster_scale_time(cl, c->time_scale);
+  double latency = 0, weight = 0;
+  for (int i = 0; i < c->nlinks; i++) {
+    const sl_sim_link *l = &c->links[i];
+    cl->groups[group_index(cl, l->group)].nic_bps = l->nic_bps;
+    double w = l->transfers > 0 ? (double)l->transfers : 1;
+    latency += w * l->latency_s;
+    weight += w;
+  }
+  if (weight > 0)
+    cl->latency_s = latency / weight;
+  return 0;
 }
 
 void sl_sim_costs_apply_disk(const sl_sim_costs *c, sl_cluster *cl)
@@ -246,6 +327,7 @@ int sl_sim_costs_load(const char *path, sl_sim_costs *out, char *err, size_t err
   static const sl_ini_ops ops = {cost_section, cost_key, cost_end};
   memset(out, 0, sizeof *out);
   out->in_whole = -1;
+  out->in_link = -1;
   snprintf(out->path, sizeof out->path, "%s", path);
   int rc = sl_ini_parse(path, &ops, out, err, errlen);
   if (rc == 0 && out->n == 0)
@@ -396,12 +478,12 @@ bool sl_sim_costs_handoffs(const sl_sim_costs *c, const sl_plan *plan, double ou
  * disk's bandwidths. */
 enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N,
        C_SPEED = C_N, C_WAITED, C_TRANSFER, C_SPREAD, C_BYTES_IN, C_FRESH, C_SPILL_WS, C_SPILL_WB, C_SPILL_RS,
-       C_SPILL_RB, C_NODE, C_DISPATCH, C_HANDOFF, C_ALL };
+       C_SPILL_RB, C_NODE, C_DISPATCH, C_HANDOFF, C_NODE_NAME, C_TRANSFER_BYTES, C_ALL };
 static const char *const wanted[C_ALL] = {"op",        "op_name", "start_s",  "end_s",      "rows_in",
                                           "rows_out",  "bytes_out", "status", "speed",      "waited_s",
                                           "transfer_s", "spread",  "bytes_in", "fresh", "spill_write_s",
                                           "spill_write_bytes", "spill_read_s", "spill_read_bytes", "node",
-                                          "dispatch_s", "handoff_s"};
+                                          "dispatch_s", "handoff_s", "node_name", "transfer_bytes"};
 
 typedef struct {
   double *x, *y, *rows_out, *bytes_out;
@@ -421,6 +503,14 @@ typedef struct {
 typedef struct {
   double at, dispatch; /* the LAUNCH's time, and how long its worker took to start it */
 } launch_sample;
+
+/* One attempt's receiving of its inputs over the network: on node @c node
+ * of group @c group (an index of reader.groups), from @c from to @c to. */
+typedef struct {
+  int group;
+  double node, from, to, bytes;
+  double at_once; /* fit_links(): transfers the node received at once, on average over this one */
+} transfer_sample;
 
 typedef struct {
   const char *path;
@@ -443,6 +533,10 @@ typedef struct {
   int64_t nwin[2], capwin[2];
   launch_sample *launch; /* attempts with a dispatch_s */
   int64_t nlaunch, caplaunch;
+  transfer_sample *xfer; /* attempts that received bytes over the network */
+  int64_t nxfer, capxfer;
+  char groups[SL_MAX_GROUPS][SL_NAME_MAX]; /* the node groups of the receiving nodes */
+  int ngroups;
   char *err;
   size_t errlen;
 } reader;
@@ -676,6 +770,83 @@ static void fit_launch_spacing(launch_sample *l, int64_t n, sl_sim_costs *out)
   out->launch_spacing_s = sum_rr > 0 ? fmax(0, sum_rd / sum_rr) : 0;
 }
 
+static int by_node_then_start(const void *pa, const void *pb)
+{
+  const transfer_sample *a = pa, *b = pb;
+  if (a->node != b->node)
+    return (a->node > b->node) - (a->node < b->node);
+  return (a->from > b->from) - (a->from < b->from);
+}
+
+/* Each transfer's at_once: 1 plus the time the node's other transfers
+ * overlapped it, over its length. Sorted by node, then start; a transfer
+ * overlaps only those that start before it ends, and of those before it,
+ * the ones that have not ended (@p longest bounds how far back they start). */
+static void count_at_once(transfer_sample *x, int64_t n, double longest)
+{
+  for (int64_t i = 0; i < n; i++) {
+    double len = x[i].to - x[i].from, shared = 0;
+    for (int64_t j = i - 1; j >= 0 && x[j].node == x[i].node && x[j].from >= x[i].from - longest; j--)
+      shared += fmax(0, fmin(x[i].to, x[j].to) - x[i].from);
+    for (int64_t j = i + 1; j < n && x[j].node == x[i].node && x[j].from < x[i].to; j++)
+      shared += fmin(x[i].to, x[j].to) - x[j].from;
+    x[i].at_once = 1 + shared / len;
+  }
+}
+
+/*
+ * [link GROUP]: per node group, the transfers into its nodes fitted by
+ * least squares as time = latency + bytes * at_once / nic. A node's link
+ * is shared: a transfer that ran beside others got a share of it (two at
+ * once, each half), which at_once puts back, as the simulator shares its
+ * links. Where the sizes and sharing did not vary, the fit cannot tell
+ * latency from bandwidth and puts it all in the bandwidth; a negative
+ * intercept (noise) is refitted through 0. No section for a group with
+ * fewer than 3 transfers.
+ */
+static void fit_links(reader *r, sl_sim_costs *out)
+{
+  if (r->nxfer == 0)
+    return;
+  qsort(r->xfer, (size_t)r->nxfer, sizeof *r->xfer, by_node_then_start);
+  double longest = 0;
+  for (int64_t i = 0; i < r->nxfer; i++)
+    longest = fmax(longest, r->xfer[i].to - r->xfer[i].from);
+  count_at_once(r->xfer, r->nxfer, longest);
+  for (int g = 0; g < r->ngroups; g++) {
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, bytes = 0;
+    for (int64_t i = 0; i < r->nxfer; i++) {
+      const transfer_sample *t = &r->xfer[i];
+      if (t->group != g)
+        continue;
+      double x = t->bytes * t->at_once, y = t->to - t->from;
+      n++;
+      sx += x;
+      sy += y;
+      sxx += x * x;
+      sxy += x * y;
+      bytes += t->bytes;
+    }
+    if (n < 3)
+      continue;
+    double var = sxx - sx * sx / n, per_byte, latency = 0;
+    per_byte = var > 1e-9 * sxx ? (sxy - sx * sy / n) / var : 0;
+    latency = var > 1e-9 * sxx ? (sy - per_byte * sx) / n : 0;
+    if (!(per_byte > 0) || latency < 0) {
+      latency = 0;
+      per_byte = sxy / sxx;
+    }
+    if (!(per_byte > 0) || !isfinite(per_byte))
+      continue;
+    sl_sim_link *l = &out->links[out->nlinks++];
+    snprintf(l->group, sizeof l->group, "%s", r->groups[g]);
+    l->nic_bps = 1 / per_byte;
+    l->latency_s = latency;
+    l->transfers = (int64_t)n;
+    l->bytes = bytes;
+  }
+}
+
 /* Seconds in which at least one of a node's windows was open, summed over nodes. */
 static double union_seconds(spill_window *w, int64_t n)
 {
@@ -693,6 +864,55 @@ static double union_seconds(spill_window *w, int64_t n)
     }
   }
   return total + (to > from ? to - from : 0);
+}
+
+/* The node group of a node named GROUP.INDEX, into @p group; false when
+ * the name is not of that form. */
+static bool group_of_node(const char *node_name, char *group, size_t n)
+{
+  const char *dot = strrchr(node_name, '.');
+  if (!dot || dot == node_name || !dot[1] || (size_t)(dot - node_name) >= n)
+    return false;
+  for (const char *d = dot + 1; *d; d++)
+    if (!isdigit((unsigned char)*d))
+      return false;
+  snprintf(group, n, "%.*s", (int)(dot - node_name), node_name);
+  return is_group_name(group);
+}
+
+/* Keeps the network part of an attempt's input time (transfer_s with its
+ * transfer_bytes, on a node named after its group) for fit_links(). Not a
+ * source's (operator 0): its bytes came over the storage link or off its
+ * disk, the cluster spec's, not a group's NIC. */
+static int take_transfer(reader *r, double op, double node, double start, double transfer)
+{
+  if (op == 0 || r->index[C_TRANSFER_BYTES] < 0 || r->index[C_NODE_NAME] < 0 || !(transfer > 0))
+    return 0;
+  double bytes;
+  int rc = number_field(r, C_TRANSFER_BYTES, &bytes);
+  if (rc < 0)
+    return rc;
+  if (!(bytes >= 0 && bytes <= TRACE_COUNT_MAX))
+    return fail_at(r->err, r->errlen, r->path, r->line, "transfer_bytes must be a number from 0 to %g",
+                   TRACE_COUNT_MAX);
+  char group[SL_NAME_MAX];
+  if (!(bytes > 0) || !group_of_node(r->field[C_NODE_NAME], group, sizeof group))
+    return 0;
+  int g = 0;
+  while (g < r->ngroups && strcmp(r->groups[g], group) != 0)
+    g++;
+  if (g == r->ngroups) {
+    if (r->ngroups == SL_MAX_GROUPS)
+      return 0;
+    snprintf(r->groups[r->ngroups++], SL_NAME_MAX, "%s", group);
+  }
+  if (room_for_one((void **)&r->xfer, r->nxfer, &r->capxfer, sizeof *r->xfer) < 0) {
+    snprintf(r->err, r->errlen, "out of memory");
+    return SL_ENOMEM;
+  }
+  r->xfer[r->nxfer++] = (transfer_sample){.group = g, .node = node, .from = start, .to = start + transfer,
+                                          .bytes = bytes};
+  return 0;
 }
 
 static int take_record(reader *r)
@@ -793,6 +1013,8 @@ static int take_record(reader *r)
   if (start < 0 || end < start || end > TRACE_TIME_MAX)
     return fail_at(r->err, r->errlen, r->path, r->line, "start_s and end_s must be 0 <= start_s <= end_s <= %g",
                    TRACE_TIME_MAX);
+  if ((rc = take_transfer(r, op, node, start, transfer)) < 0)
+    return rc;
   if (!is_count(rows_in) || !is_count(rows_out) || !(bytes_out >= 0 && bytes_out <= TRACE_COUNT_MAX))
     return fail_at(r->err, r->errlen, r->path, r->line,
                    "rows_in and rows_out must be whole numbers, and bytes_out a number, from 0 to %g",
@@ -1191,6 +1413,7 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
       out->disk_read_bytes = r->spill_r_bytes;
     }
     fit_launch_spacing(r->launch, r->nlaunch, out);
+    fit_links(r, out);
   }
   for (int i = 0; i < SL_MAX_OPS; i++) {
     free(r->s[i].x);
@@ -1204,6 +1427,7 @@ int sl_sim_calibrate(const char *run_dir, sl_sim_costs *out, char *workload, siz
   free(r->win[0]);
   free(r->win[1]);
   free(r->launch);
+  free(r->xfer);
   free(r);
   if (rc < 0)
     memset(out, 0, sizeof *out);
@@ -1272,6 +1496,14 @@ int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *wo
   if (c->profile[0])
     fprintf(f, "; the system cost profile the run charged: its costs are in the fits above\nprofile = %s\n",
             c->profile);
+  for (int i = 0; i < c->nlinks; i++) {
+    const sl_sim_link *l = &c->links[i];
+    fprintf(f, "\n[%s%s]\n; the transfers into the group's nodes (the tasks' transfer_s and transfer_bytes),\n"
+               "; fitted as latency + bytes x (transfers the node received at once) / nic: a\n"
+               "; simulation gives the group this NIC, and the cluster the mean latency\n"
+               "nic = %.9gB/s\nlatency = %.9gs\ntransfers = %lld\nbytes = %.0fB\n",
+            SL_SIM_COSTS_LINK_PREFIX, l->group, l->nic_bps, l->latency_s, (long long)l->transfers, l->bytes);
+  }
   if (c->bursts_observed > 0)
     fprintf(f, "\n[%s]\n; tasks handed out at once started one after another, in no fixed order (the\n"
                "; tasks' dispatch_s): the simulator starts each of a burst this much after the one before\n"

@@ -73,6 +73,17 @@ typedef struct {
   int setup_told;   /**< calibrate: whether enough later attempts let the fit tell set-up apart */
 } sl_sim_op_cost;
 
+/** @brief A node group's link as a run's transfers saw it ([link GROUP]). */
+typedef struct {
+  char group[SL_NAME_MAX];
+  int line;
+  double nic_bps;   /**< the bandwidth one node of the group received at, shared by its transfers at once */
+  double latency_s; /**< what a transfer took beyond its bytes: the request and the route */
+  /* what calibration saw; informational */
+  int64_t transfers;
+  double bytes;
+} sl_sim_link;
+
 /** @brief A cost model: plain data, owned by the caller. */
 /** @brief The sections of a cost file that are not an operator's: [spill disk], [dispatch], [run]. */
 #define SL_SIM_COSTS_WHOLE_SECTIONS 3
@@ -99,6 +110,11 @@ typedef struct {
    * the ideal): its costs are in the fit, and a simulation that adds a
    * profile to these costs charges it twice. */
   char profile[48];
+  /* [link GROUP]: the NIC of each node group whose nodes received
+   * transfers, as calibrate fitted it from them */
+  sl_sim_link links[SL_MAX_GROUPS];
+  int nlinks;
+  int in_link; /* parsing: the [link] section being read (-1: none) */
   /* parsing: where [spill disk], [dispatch] and [run] began (0: not seen), and
    * which of them is being read (-1: an operator's section) */
   int whole_line[SL_SIM_COSTS_WHOLE_SECTIONS];
@@ -109,6 +125,8 @@ typedef struct {
 #define SL_SIM_COSTS_DISK_SECTION "spill disk"
 /** @brief The section of a cost file that gives the engine's launch spacing. */
 #define SL_SIM_COSTS_DISPATCH_SECTION "dispatch"
+/** @brief How the section of a cost file that gives a node group's link begins: [link GROUP]. */
+#define SL_SIM_COSTS_LINK_PREFIX "link "
 /** @brief The section of a cost file that gives the calibrated run's time scale. */
 #define SL_SIM_COSTS_RUN_SECTION "run"
 
@@ -116,9 +134,13 @@ typedef struct {
  * @brief Scales the links of @p cl (sl_cluster_scale_time()) by the
  *        calibrated run's time scale, where @p c gives one: the run's NICs,
  *        storage and disks ran that much faster or slower than its cluster
- *        spec says. Before sl_sim_costs_apply_disk(), whose disk is measured.
+ *        spec says. Then gives each group that has a [link GROUP] its
+ *        measured NIC, and the cluster the mean measured latency (weighted
+ *        by transfers): measured values are the run's own, at its scale.
+ *        Before sl_sim_costs_apply_disk(), whose disk is measured.
+ * @return 0, or SL_EPARSE ("FILE:LINE: no node group 'x' ...") in @p err.
  */
-void sl_sim_costs_apply_links(const sl_sim_costs *c, sl_cluster *cl);
+int sl_sim_costs_apply_links(const sl_sim_costs *c, sl_cluster *cl, char *err, size_t errlen);
 
 /**
  * @brief Gives every node group of @p cl that has no disk of its own the

@@ -895,6 +895,9 @@ static void test_calibrate_after_storage_reads(void **state)
   simulate_and_calibrate(&w, &c, "streaming", "storage", &costs);
   const sl_sim_op_cost *rd = cost_of(&costs, "read");
   assert_float_equal(rd->time_per_row * 10, 0.5, 0.005);
+  /* and those reads are the storage link's, no NIC's: the node's group
+   * got a [link] of the storage's 20 MB/s */
+  assert_int_equal(costs.nlinks, 0);
   sl_cluster_free(&c);
 }
 
@@ -998,7 +1001,7 @@ static void test_calibrate_keeps_time_scale(void **state)
   c.groups[0].disk_read_bps = c.groups[0].disk_write_bps = 200 * MB;
   c.storage_bps = 50 * MB;
   double nic = c.groups[0].nic_bps;
-  sl_sim_costs_apply_links(&back, &c);
+  assert_int_equal(sl_sim_costs_apply_links(&back, &c, err, sizeof err), 0);
   assert_float_equal(c.groups[0].disk_write_bps, 400 * MB, 1e-3);
   assert_float_equal(c.groups[0].nic_bps, 2 * nic, 1e-3);
   assert_float_equal(c.storage_bps, 100 * MB, 1e-3);
@@ -1014,6 +1017,92 @@ static void test_calibrate_keeps_time_scale(void **state)
   remove(spath);
   remove(cpath);
   rmdir(dir);
+}
+
+/* calibrate fits each receiving group's link from the transfers into its
+ * nodes: two CPU nodes feed a GPU-only node whose 40 MB/s NIC carries
+ * every partition, with 3 ms on the route. Before, a cost file had no
+ * link, and a calibrated simulation ran the cluster spec's, whatever the
+ * run's links had done. The fit gives back the NIC and the latency the
+ * simulated run had; the file round-trips; a simulation with it gives
+ * the group that NIC; a link of a group the cluster lacks is an error
+ * naming the file and line. */
+static void test_calibrate_fits_links(void **state)
+{
+  (void)state;
+  sl_workload w;
+  calib_workload(&w);
+  w.ops[1].cpu = 0;
+  w.ops[1].gpu = 1;
+  w.ops[1].time_per_row = 0.005;
+  sl_cluster c;
+  three_nodes(&c, 1000 * MB, 1e9);
+  sl_cluster_free(&c);
+  c.latency_s = 3e-3;
+  c.groups[0].count = 2;
+  c.groups[0].gpu = 0;
+  snprintf(c.groups[0].name, sizeof c.groups[0].name, "cpu");
+  c.groups[1] = c.groups[0];
+  snprintf(c.groups[1].name, sizeof c.groups[1].name, "gpu");
+  c.groups[1].count = 1;
+  c.groups[1].cpu = 0;
+  c.groups[1].gpu = 2;
+  c.groups[1].nic_bps = 40 * MB;
+  c.ngroups = 2;
+  assert_int_equal(sl_cluster_expand(&c), 0);
+  sl_sim_costs costs, back;
+  simulate_and_calibrate(&w, &c, "streaming", "links", &costs);
+  assert_int_equal(costs.nlinks, 1);
+  const sl_sim_link *l = &costs.links[0];
+  fprintf(stderr, "  link %s: %.4g MB/s, %.3g ms over %lld transfers\n", l->group, l->nic_bps / MB, l->latency_s * 1e3,
+          (long long)l->transfers);
+  assert_string_equal(l->group, "gpu");
+  assert_true(l->transfers > 3);
+  assert_float_equal(l->nic_bps, 40 * MB, 0.05 * 40 * MB);
+  assert_float_equal(l->latency_s, 3e-3, 1.5e-3);
+
+  char dir[160], path[200], err[512];
+  snprintf(dir, sizeof dir, "%s/sim-links-%d", SL_BINARY_DIR, (int)getpid());
+  assert_int_equal(mkdir(dir, 0755) == 0 || errno == EEXIST, 1);
+  snprintf(path, sizeof path, "%s/costs.ini", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  assert_int_equal(sl_sim_costs_write(&costs, dir, "calib", f), 0);
+  fclose(f);
+  int rc = sl_sim_costs_load(path, &back, err, sizeof err);
+  if (rc != 0)
+    fail_msg("%s", err);
+  assert_int_equal(back.nlinks, 1);
+  assert_float_equal(back.links[0].nic_bps, l->nic_bps, 1e-3 * l->nic_bps);
+  c.groups[1].nic_bps = 1e9;
+  c.latency_s = 0;
+  assert_int_equal(sl_sim_costs_apply_links(&back, &c, err, sizeof err), 0);
+  assert_float_equal(c.groups[1].nic_bps, l->nic_bps, 1e-3 * l->nic_bps);
+  assert_float_equal(c.groups[0].nic_bps, 1e9, 1e-3);
+  assert_float_equal(c.latency_s, l->latency_s, 1e-9);
+  snprintf(c.groups[1].name, sizeof c.groups[1].name, "accel");
+  assert_int_equal(sl_sim_costs_apply_links(&back, &c, err, sizeof err), SL_EPARSE);
+  if (!strstr(err, "costs.ini:") || !strstr(err, "no node group 'gpu'"))
+    fail_msg("message: %s", err);
+
+  /* a link section without a NIC is refused where it is */
+  f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "[read]\ntime_per_row = 1ms\n\n[link gpu]\nlatency = 1ms\n");
+  fclose(f);
+  assert_int_equal(sl_sim_costs_load(path, &back, err, sizeof err), SL_EPARSE);
+  if (!strstr(err, ":4:") || !strstr(err, "needs nic"))
+    fail_msg("message: %s", err);
+  f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "[read]\ntime_per_row = 1ms\n[link gpu]\nnic = 1Gbps\n[link gpu]\nnic = 1Gbps\n");
+  fclose(f);
+  assert_int_equal(sl_sim_costs_load(path, &back, err, sizeof err), SL_EPARSE);
+  if (!strstr(err, ":5:") || !strstr(err, "duplicate section"))
+    fail_msg("message: %s", err);
+  remove(path);
+  rmdir(dir);
+  sl_cluster_free(&c);
 }
 
 /* Bug: calibration took the rounding of printed times for spread (2e-5
@@ -1151,6 +1240,7 @@ int main(void)
     cmocka_unit_test(test_streaming_plus_paces_reads),
     cmocka_unit_test(test_calibrate_ignores_rounding),
     cmocka_unit_test(test_calibrate_keeps_time_scale),
+    cmocka_unit_test(test_calibrate_fits_links),
     cmocka_unit_test(test_calibrate_divides_out_spread),
     cmocka_unit_test(test_cost_file_errors),
     cmocka_unit_test(test_cost_file_keeps_batch_shape),
