@@ -55,6 +55,7 @@ typedef struct {
   double none_since;       /* since when no worker is live (-1: some is) */
   double *received, *received_then; /* bytes each node's attempts fetched, for the progress line */
   double progress_at;
+  bool unreadable_said;    /* the head said it dropped an unreadable message */
   char exe[1024];
 } head;
 
@@ -64,6 +65,13 @@ static double now_of(head *h)
 }
 
 /* ------------------------------------------------------------ workers */
+
+/* Whether this launch starts the worker processes itself, so that the
+ * head can signal them (local) or reach their hosts (ssh). */
+static bool controls_workers(const char *launch)
+{
+  return strcmp(launch, "local") == 0 || strcmp(launch, "ssh") == 0;
+}
 
 static void node_name(const head *h, int node, char *out, size_t n)
 {
@@ -138,9 +146,17 @@ static int spawn(head *h, int node, char *err, size_t errlen)
   return 0;
 }
 
-/* Kills node @p node's worker outright: here, or on its host. */
+static void send_lose(head *h, int node);
+
+/* Kills node @p node's worker outright: here, or on its host; a worker
+ * the head cannot reach by a signal (srun's, or one started by hand) is
+ * told to kill itself. */
 static void kill_worker(head *h, int node)
 {
+  if (!controls_workers(h->ho->launch)) {
+    send_lose(h, node);
+    return;
+  }
   if (h->pid[node] > 0)
     kill(h->pid[node], SIGKILL);
   if (strcmp(h->ho->launch, "ssh") == 0) { /* the ssh client's end is not the worker's */
@@ -154,6 +170,18 @@ static void kill_worker(head *h, int node)
     if (pid > 0)
       h->helper_pid = pid;
   }
+}
+
+/* Runs @p cmd in a shell, in a child; its pid, or -1 with errno. */
+static pid_t shell(const char *cmd)
+{
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  return pid;
 }
 
 /* Starts the workers of every node with srun, inside a Slurm allocation:
@@ -172,17 +200,33 @@ static int spawn_srun(head *h, char *err, size_t errlen)
   snprintf(cmd, sizeof cmd, "exec srun --no-kill --kill-on-bad-exit=0 --nodes=%s --ntasks=%s --ntasks-per-node=1 "
                             "%s worker --head %s",
            n, n, qexe, qep);
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-    _exit(127);
-  }
+  pid_t pid = shell(cmd);
   if (pid < 0) {
     snprintf(err, errlen, "cannot start srun: %s", strerror(errno));
     return SL_EIO;
   }
   h->helper_pid = pid;
+  return 0;
+}
+
+/* A join under Slurm: a step of one task, on any node of the allocation,
+ * for node @p node. --overlap: the first step holds every allocated CPU,
+ * and the lost worker's share of it is not given back while that step
+ * runs. */
+static int spawn_srun_one(head *h, int node, char *err, size_t errlen)
+{
+  char cmd[3000], base[2900];
+  worker_command(h, node, base, sizeof base);
+  snprintf(cmd, sizeof cmd, "exec srun --overlap --no-kill --kill-on-bad-exit=0 --nodes=1 --ntasks=1 %s",
+           base + strlen("exec "));
+  pid_t pid = shell(cmd);
+  if (pid < 0) {
+    char name[SL_MSG_NAME_MAX + 1];
+    node_name(h, node, name, sizeof name);
+    snprintf(err, errlen, "cannot start srun for the worker of node %s: %s", name, strerror(errno));
+    return SL_EIO;
+  }
+  h->pid[node] = pid; /* srun's own: the head ends it at the run's end like a worker */
   return 0;
 }
 
@@ -248,6 +292,15 @@ static void send_task(head *h, sl_msg_kind kind, int node, sl_task_id task)
   sl_msg_init(&m);
   m.kind = kind;
   m.u.task.task = task;
+  send_to(h, node, &m);
+}
+
+static void send_lose(head *h, int node)
+{
+  sl_msg m;
+  sl_msg_init(&m);
+  m.kind = SL_MSG_LOSE;
+  m.u.lose.signal = SIGKILL;
   send_to(h, node, &m);
 }
 
@@ -561,6 +614,19 @@ static void on_event(head *h, const sl_control_event *ev)
   }
 }
 
+/* Says, once, that messages came that this build cannot read: a worker
+ * of another build says HELLO and is never answered, and without this its
+ * head would only time out waiting for it. */
+static void say_unreadable(head *h)
+{
+  const char *why;
+  if (h->unreadable_said || sl_control_head_unreadable(h->ch, &why) == 0)
+    return;
+  h->unreadable_said = true;
+  fprintf(stderr, "sluice run: dropped a message this head cannot read (%s); "
+                  "is a worker of another sluice build connecting?\n", why);
+}
+
 /* Takes in what came, waiting up to @p wait_ms for the first; returns
  * after a batch, so that a busy run's faults, ticks and samples are not
  * held up by a stream of messages (a loss struck 72 ms late). */
@@ -569,6 +635,7 @@ static int pump(head *h, int wait_ms, char *err, size_t errlen)
   for (int batch = 0; batch < 64; batch++) {
     sl_control_event ev;
     int rc = sl_control_head_step(h->ch, wait_ms, &ev, err, errlen);
+    say_unreadable(h);
     if (rc <= 0)
       return rc == SL_EINTR ? 0 : rc;
     wait_ms = 0;
@@ -614,7 +681,9 @@ static void inject(head *h, int i, double now)
       waitpid(h->pid[f->node], NULL, 0);
       h->pid[f->node] = 0;
     }
-    if (spawn(h, f->node, err, sizeof err) < 0)
+    int rc = strcmp(h->ho->launch, "slurm") == 0 ? spawn_srun_one(h, f->node, err, sizeof err)
+                                                 : spawn(h, f->node, err, sizeof err);
+    if (rc < 0)
       sl__exec_fail(e, SL_EIO, "%s", err);
     sl__exec_mark_fault(e, now, "join", f->node, NULL);
     break;
@@ -806,19 +875,14 @@ static void finish(head *h)
   h->zctx = NULL;
 }
 
-/* Whether this launch can kill and start workers for lose and join faults. */
-static bool controls_workers(const char *launch)
-{
-  return strcmp(launch, "local") == 0 || strcmp(launch, "ssh") == 0;
-}
-
 static int check_launch(const head *h, char *err, size_t errlen)
 {
   const sl_fault_schedule *f = &h->e.opts->faults;
   for (int i = 0; i < f->n; i++)
-    if (f->ev[i].kind != SL_FAULT_KILL && !controls_workers(h->ho->launch)) {
-      snprintf(err, errlen, "--fail %s: the head loses and starts the workers it started itself "
-                            "(--launch local or ssh); stop or start the worker by hand instead", f->ev[i].text);
+    if (f->ev[i].kind == SL_FAULT_JOIN && strcmp(h->ho->launch, "none") == 0) {
+      snprintf(err, errlen, "--fail %s: with --launch none the head starts no process; start the new one "
+                            "by hand (sluice worker --head ENDPOINT --name NODE): it joins whenever it comes",
+               f->ev[i].text);
       return SL_EINVAL;
     }
   char host[SL_NAME_MAX], name[SL_NAME_MAX * 2];

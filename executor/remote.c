@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -650,6 +651,13 @@ static int send_queued(proc *p, char *err, size_t errlen)
 /* Acts on one message from the head; a code ends the worker. */
 static int on_message(proc *p, const sl_msg *m, sl_remote_build_fn fn, void *ctx, char *err, size_t errlen)
 {
+  if (m->kind == SL_MSG_LOSE) {
+    /* a lose fault from a head that cannot reach this process itself: it
+     * ends (or stops) here as a machine lost does, with nothing said */
+    fflush(NULL);
+    kill(getpid(), m->u.lose.signal);
+    return 0; /* SIGSTOP: on from here when continued, to be fenced by the head */
+  }
   if (!p->built && m->kind != SL_MSG_PLAN && m->kind != SL_MSG_PEER) {
     snprintf(err, errlen, "a %s before the plan", sl_msg_kind_name(m->kind));
     return SL_EPROTO;

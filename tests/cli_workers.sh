@@ -108,6 +108,36 @@ check "it completes" test "$(field hand complete)/$(field hand rows)" = "1/64"
 sleep 0.3
 check "its workers exit when it ends" test "$(orphans)" -eq 0
 
+# a lose fault on workers the head did not start: it cannot signal them,
+# so it tells cpu.1's to SIGKILL itself, and hears of it at the timeout;
+# a new worker started by hand for cpu.1 joins with a new incarnation
+"$sluice" run w.ini --cluster "$cluster" --out handlose --quiet --launch none --listen "$endpoint" \
+  --node-timeout 200ms --fail lose:cpu.1@0.2s >handlose.log 2>&1 &
+head_pid=$!
+sleep 0.2
+for n in cpu.0 cpu.1 gpu.0; do "$sluice" worker --head "$endpoint" --name $n >"hl-$n.log" 2>&1 & done
+victim=$(pgrep -f "worker --head $endpoint --name cpu.1")
+# once its process is gone and the timeout has passed, a new one by hand
+for _ in $(seq 150); do [ -z "$(ps -o pid= -p "${victim:-0}" 2>/dev/null)" ] && break; sleep 0.02; done
+gone=$([ -z "$(ps -o pid= -p "${victim:-0}" 2>/dev/null)" ] && echo yes)
+sleep 0.45
+"$sluice" worker --head "$endpoint" --name cpu.1 >hl-again.log 2>&1 &
+wait $head_pid
+check "a run with a lose fault on workers started by hand exits 0" test $? -eq 0
+check "it completes with the failure-free run's sink" \
+  test "$(field handlose complete)/$(field handlose sink_checksum)" = "1/$want"
+check "the worker of cpu.1 killed itself when told" test "$gone" = yes
+check "the new worker by hand joined" grep -q "joined:cpu.1" handlose/timeline.csv
+lose=$(awk -F, '$NF=="lose:cpu.1"{print $1}' handlose/timeline.csv)
+lost=$(awk -F, '$NF=="lost:cpu.1"{print $1}' handlose/timeline.csv)
+echo "told to die at ${lose:-?} s, lost at ${lost:-?} s (timeout 200 ms)"
+check "and lost at the timeout" awk -v a="${lose:-0}" -v b="${lost:-0}" 'BEGIN{d=b-a; exit !(d>=0.15 && d<=0.6)}'
+sleep 0.3
+check "no worker outlives it" test "$(orphans)" -eq 0
+"$sluice" run tiny.ini --cluster "$cluster" --launch none --fail join:cpu.0@1s >nojoin.log 2>&1
+check "a join needs a head that starts workers (--launch none: exit 2)" test $? -eq 2
+check "and it says how to start one by hand" grep -q "start the new one by hand" nojoin.log
+
 # a head that dies: its local workers die with it, and workers started by
 # hand give up after the timeout
 "$sluice" run w.ini --cluster "$cluster" --out dead --quiet --launch local --listen "$endpoint" >dead.log 2>&1 &

@@ -120,4 +120,18 @@ check "a run inside a Slurm allocation (salloc -N3, --launch slurm) exits 0" tes
 check "it completes with every row" test "$(summary_field slurm complete)/$(summary_field slurm rows)" = "1/192"
 check "its sink is the one-process run's ($want)" test "$(summary_field slurm sink_checksum)" = "$want"
 check "no worker is left" test "$(pgrep -f "worker --head tcp://$net.1" | wc -l)" -eq 0
+
+# a loss and a rejoin inside the allocation: the head cannot signal srun's
+# tasks, so it tells cpu.1's worker to SIGKILL itself, and the join is a
+# new step of one task (srun --overlap) that registers as cpu.1 again
+on 0 "salloc -N3 --quiet $sluice run w.ini --cluster c.ini --launch slurm --listen tcp://$net.1:* --out lose \
+  --quiet --time-scale 3 --node-timeout 300ms --fail lose:cpu.1@0.3s,join:cpu.1@0.7s" >lose.log 2>&1
+rc=$?
+cat lose.log
+check "a run with a loss and a rejoin under Slurm exits 0" test $rc -eq 0
+check "it completes with the failure-free sink" \
+  test "$(summary_field lose complete)/$(summary_field lose sink_checksum)" = "1/$want"
+check "cpu.1 was lost and joined again" test "$(grep -c -E 'lost:cpu.1|joined:cpu.1' lose/timeline.csv)" -eq 2
+grep -E 'lose:|lost:|join:|joined:' lose/timeline.csv | cut -d, -f1,15
+check "no worker is left" test "$(pgrep -f "worker --head tcp://$net.1" | wc -l)" -eq 0
 exit $((fails > 0))

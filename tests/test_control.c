@@ -720,6 +720,41 @@ out:
   return NULL;
 }
 
+/* A worker of another build (another message version) is never taken
+ * for a node: its HELLO is dropped, and the head can say why. */
+static void test_a_worker_of_another_build_is_dropped_and_said(void **state)
+{
+  fixture *f = *state;
+  char err[256];
+  f->h = sl_control_head_new(f->zctx, "inproc://other", 1, NULL, &timing, err, sizeof err);
+  assert_non_null(f->h);
+  void *d = dealer(f, "inproc://other");
+  sl_msg m;
+  sl_msg_init(&m);
+  m.kind = SL_MSG_HELLO;
+  m.node = -1;
+  snprintf(m.u.hello.name, sizeof m.u.hello.name, "old");
+  snprintf(m.u.hello.endpoint, sizeof m.u.hello.endpoint, "tcp://127.0.0.1:7000");
+  sl_msg_frames frames = {0};
+  assert_int_equal(sl_msg_encode(&m, &frames, err, sizeof err), 0);
+  uint8_t old[SL_MSG_HEAD_MAX];
+  memcpy(old, frames.part[0].data, frames.part[0].len);
+  old[2] = SL_MSG_VERSION - 1; /* the version byte of the build before */
+  assert_int_equal(zmq_send(d, old, frames.part[0].len, ZMQ_SNDMORE), (int)frames.part[0].len);
+  assert_int_equal(zmq_send(d, frames.part[1].data, frames.part[1].len, ZMQ_SNDMORE), (int)frames.part[1].len);
+  assert_int_equal(zmq_send(d, frames.part[2].data, frames.part[2].len, 0), (int)frames.part[2].len);
+  sl_msg_frames_free(&frames);
+  sl_control_event ev = {0};
+  const char *why = NULL;
+  for (double end = sl_control_clock() + 2; sl_control_head_unreadable(f->h, NULL) == 0 && sl_control_clock() < end;)
+    assert_true(sl_control_head_step(f->h, 50, &ev, err, sizeof err) >= 0);
+  assert_int_equal(sl_control_head_unreadable(f->h, &why), 1);
+  if (!strstr(why, "message version 1, this end speaks 2"))
+    fail_msg("the reason given: %s", why);
+  assert_int_equal(sl_members_live(sl_control_head_members(f->h)), 0);
+  assert_int_equal(ev.kind, SL_CONTROL_NONE);
+}
+
 static void test_messages_both_ways_and_goodbyes(void **state)
 {
   fixture *f = *state;
@@ -785,6 +820,7 @@ int main(int argc, char **argv)
       cmocka_unit_test_setup_teardown(test_a_backlog_does_not_hide_a_silent_node, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(test_messages_both_ways_and_goodbyes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_a_worker_of_another_build_is_dropped_and_said, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +283,11 @@ static void test_every_kind_round_trips(void **state)
   round_trip(&m, &back);
   assert_int_equal(back.u.bye.code, SL_ESTALL);
 
+  head(&m, SL_MSG_LOSE);
+  m.u.lose.signal = SIGSTOP;
+  round_trip(&m, &back);
+  assert_int_equal(back.u.lose.signal, SIGSTOP);
+
   head(&m, SL_MSG_DROP);
   m.u.part = (sl_msg_part_order){.part = 31, .op = 6, .bytes = -0.0};
   round_trip(&m, &back);
@@ -419,6 +425,9 @@ static void sample(sl_msg_kind k, sl_msg *m)
   case SL_MSG_FETCH:
     m->u.fetch = (sl_msg_fetch){.part = 1, .credit = 2, .chunk_bytes = 10};
     break;
+  case SL_MSG_LOSE:
+    m->u.lose.signal = SIGKILL;
+    break;
   case SL_MSG_CHUNK: {
     static const char bytes[] = "0123456789";
     m->u.chunk = (sl_msg_chunk){.part = 1, .offset = 10, .total = 20, .len = 10, .npayload = 1,
@@ -464,7 +473,9 @@ static void test_bad_envelopes_are_refused(void **state)
   assert_refused(&f, "not a sluice message");
   f.data[0][0] = 'S';
   f.data[0][2] = SL_MSG_VERSION + 1;
-  assert_refused(&f, "version 2, this end speaks 1");
+  assert_refused(&f, "message version 3, this end speaks 2: the two ends are different builds");
+  f.data[0][2] = 1; /* a build from before LOSE */
+  assert_refused(&f, "message version 1, this end speaks 2");
   f.data[0][2] = SL_MSG_VERSION;
   const uint8_t unknown[] = {0, SL_MSG_NKINDS, 200, 255};
   for (size_t i = 0; i < sizeof unknown; i++) {
@@ -624,6 +635,15 @@ static void test_bad_values_are_refused(void **state)
   encode(&m, &f);
   poke_u32(f.data[0] + SL_MSG_ENVELOPE + 8, 2);
   assert_refused(&f, "finished: unknown flag bits 0x2");
+  frames_free(&f);
+  /* a worker kills itself with what LOSE says: only the two signals a
+   * lost machine can stand for */
+  sample(SL_MSG_LOSE, &m);
+  encode(&m, &f);
+  poke_u32(f.data[0] + SL_MSG_ENVELOPE, SIGTERM);
+  assert_refused(&f, "lose: signal 15, not SIGKILL (9) or SIGSTOP (19)");
+  poke_u32(f.data[0] + SL_MSG_ENVELOPE, 0);
+  assert_refused(&f, "lose: signal 0");
   frames_free(&f);
 }
 

@@ -68,6 +68,8 @@ struct sl_control_head {
   double taken_since;       /* ...from this time on, or since silence was last looked for */
   double returned_at;       /* when the last step returned */
   sl_control_event pending; /* an event a message made second, for the next step */
+  uint64_t unreadable;      /* messages dropped as unreadable... */
+  char first_unreadable[256]; /* ...and why the first was */
 };
 
 sl_control_head *sl_control_head_new(void *zctx, const char *endpoint, int nodes, const char *const *names,
@@ -130,6 +132,13 @@ void *sl_control_head_socket(sl_control_head *h)
 const sl_members *sl_control_head_members(const sl_control_head *h)
 {
   return h->m;
+}
+
+uint64_t sl_control_head_unreadable(const sl_control_head *h, const char **first)
+{
+  if (first)
+    *first = h->first_unreadable;
+  return h->unreadable;
 }
 
 double sl_control_head_wakeup(const sl_control_head *h)
@@ -260,6 +269,8 @@ static int head_step(sl_control_head *h, double now, double end, sl_control_even
     int rc = sl_wire_recv(h->sock, h->in, &h->from, &h->msg, SL_WIRE_DONTWAIT, err, errlen);
     if (rc == 0 || rc == SL_EPROTO)
       h->taken++;
+    if (rc == SL_EPROTO && h->unreadable++ == 0)
+      snprintf(h->first_unreadable, sizeof h->first_unreadable, "%s", err ? err : "unreadable");
     if (rc == 0 && head_take(h, now, ev))
       return 1;
     if (rc != 0 && rc != SL_EAGAIN && rc != SL_EPROTO)
@@ -455,6 +466,7 @@ int sl_control_worker_join(sl_control_worker *w, int timeout_ms, char *err, size
   if (rc)
     return rc;
   double end = sl_control_clock() + timeout_ms / 1e3;
+  char unreadable[200] = ""; /* why the head's last message could not be read */
   for (;;) {
     double now = sl_control_clock();
     rc = sl_wire_recv(w->sock, w->in, NULL, &w->msg, SL_WIRE_DONTWAIT, err, errlen);
@@ -463,13 +475,15 @@ int sl_control_worker_join(sl_control_worker *w, int timeout_ms, char *err, size
     if (rc == 0 && w->msg.kind == SL_MSG_BYE)
       return sl__msg_fail(refusal(w->msg.u.bye.code), err, errlen, "the head at %s refused worker '%s': %s",
                           w->head, w->hello.name, sl_strerror(w->msg.u.bye.code));
+    if (rc == SL_EPROTO)
+      snprintf(unreadable, sizeof unreadable, "; it sent what this worker cannot read: %s", err ? err : "?");
     if (rc == 0 || rc == SL_EPROTO)
       continue; /* nothing else is for a worker without a node */
     if (rc != SL_EAGAIN)
       return rc;
     if (now >= end)
-      return sl__msg_fail(SL_EIO, err, errlen, "worker '%s': no answer from the head at %s in %d ms",
-                          w->hello.name, w->head, timeout_ms);
+      return sl__msg_fail(SL_EIO, err, errlen, "worker '%s': no answer from the head at %s in %d ms%s",
+                          w->hello.name, w->head, timeout_ms, unreadable);
     if ((rc = sl_wire_wait(w->sock, ms_until(now, end), err, errlen)) < 0)
       return rc;
   }

@@ -95,6 +95,11 @@ void *sl_control_head_socket(sl_control_head *h);
 /** @brief The member table, to read; owned by @p h. */
 const sl_members *sl_control_head_members(const sl_control_head *h);
 
+/** @brief Messages dropped because they could not be read (another build's
+ *  worker, or anything else that reached the port), and in @p first, when
+ *  not NULL, why the first of them was (owned by @p h). */
+uint64_t sl_control_head_unreadable(const sl_control_head *h, const char **first);
+
 /** @brief When a step is next due even if no message comes: a heartbeat
  *  to send or a node's timeout to end; INFINITY when no node is live. */
 double sl_control_head_wakeup(const sl_control_head *h);

@@ -8,6 +8,7 @@
  * back to the same bytes. */
 #include "msg.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -62,6 +63,7 @@ static const field plan_f[] = {F(u.plan.slots), F(u.plan.argc)};
 static const field failed_f[] = {F(u.failed.task), F(u.failed.op), F(u.failed.node), F(u.failed.code)};
 static const field heartbeat_f[] = {F(u.heartbeat.seq)};
 static const field bye_f[] = {F(u.bye.code)};
+static const field lose_f[] = {F(u.lose.signal)};
 static const field part_f[] = {F(u.part.part), F(u.part.op), F(u.part.bytes)};
 static const field fetch_f[] = {F(u.fetch.part), F(u.fetch.tag), F(u.fetch.offset), F(u.fetch.credit),
                                 F(u.fetch.chunk_bytes)};
@@ -84,6 +86,7 @@ static const struct {
     [SL_MSG_DROP] = {"drop", FIELDS(part_f), 1},
     [SL_MSG_BYE] = {"bye", FIELDS(bye_f), 1},          [SL_MSG_FETCH] = {"fetch", FIELDS(fetch_f), 1},
     [SL_MSG_CHUNK] = {"chunk", FIELDS(chunk_f), -1},  [SL_MSG_PLAN] = {"plan", FIELDS(plan_f), 3},
+    [SL_MSG_LOSE] = {"lose", FIELDS(lose_f), 1},
 };
 
 /* Bytes of a kind's header, envelope included. */
@@ -256,6 +259,11 @@ static int check(const sl_msg *m, char *err, size_t errlen)
     return 0;
   case SL_MSG_CHUNK:
     return check_chunk(&m->u.chunk, err, errlen);
+  case SL_MSG_LOSE:
+    if (m->u.lose.signal != SIGKILL && m->u.lose.signal != SIGSTOP)
+      return sl__msg_fail(SL_EPROTO, err, errlen, "lose: signal %d, not SIGKILL (%d) or SIGSTOP (%d)",
+                          (int)m->u.lose.signal, SIGKILL, SIGSTOP);
+    return 0;
   default:
     return 0;
   }
@@ -508,7 +516,8 @@ static int get_envelope(const sl_msg_part *f, sl_msg *m, char *err, size_t errle
   if (p[0] != 'S' || p[1] != 'L')
     return sl__msg_fail(SL_EPROTO, err, errlen, "not a sluice message (magic 0x%02x%02x)", p[0], p[1]);
   if (p[2] != SL_MSG_VERSION)
-    return sl__msg_fail(SL_EPROTO, err, errlen, "message version %u, this end speaks %d", p[2], SL_MSG_VERSION);
+    return sl__msg_fail(SL_EPROTO, err, errlen, "message version %u, this end speaks %d: the two ends are different builds",
+                        p[2], SL_MSG_VERSION);
   m->kind = (sl_msg_kind)p[3];
   if (!known(m->kind))
     return sl__msg_fail(SL_EPROTO, err, errlen, "unknown message kind %u", p[3]);

@@ -39,8 +39,9 @@
 #include "models/core.h"
 #include "models/error.h"
 
-/** @brief The version every header carries; a header of another is refused. */
-#define SL_MSG_VERSION 1
+/** @brief The version every header carries; a header of another is refused.
+ *  2: LOSE added (a head and its workers must be one build). */
+#define SL_MSG_VERSION 2
 
 /** @brief Bytes of the envelope that starts every header. */
 #define SL_MSG_ENVELOPE 16
@@ -85,6 +86,7 @@ typedef enum {
   SL_MSG_FETCH,     /**< worker -> worker: send chunks of a partition */
   SL_MSG_CHUNK,     /**< worker -> worker: a chunk of a partition, or why there is none */
   SL_MSG_PLAN,      /**< head -> worker: the run's command line, to build the same plan from */
+  SL_MSG_LOSE,      /**< head -> worker: end your process with this signal, as a machine lost would */
   SL_MSG_NKINDS
 } sl_msg_kind;
 
@@ -230,6 +232,15 @@ typedef struct {
   int32_t code;
 } sl_msg_bye;
 
+/** @brief LOSE. Field: signal i32, SIGKILL (the process dies) or SIGSTOP
+ *  (it stops answering until someone continues it). A lose fault of a head
+ *  that did not start the process itself (--launch none, slurm): the
+ *  worker takes the signal from its own hand, and the head learns of the
+ *  loss as of any other, from the silence past the node timeout. */
+typedef struct {
+  int32_t signal;
+} sl_msg_lose;
+
 /** @brief DROP. Fields: part u32, op i32, bytes f64. (An output for the
  *  sink needs none: it travels with its EMIT, and its worker keeps no copy.) */
 typedef struct {
@@ -293,6 +304,7 @@ typedef struct {
     sl_msg_failed failed;
     sl_msg_heartbeat heartbeat;
     sl_msg_bye bye;
+    sl_msg_lose lose;
     sl_msg_part_order part; /**< DROP */
     sl_msg_fetch fetch;
     sl_msg_chunk chunk;
