@@ -56,6 +56,9 @@ typedef struct {
   double *received, *received_then; /* bytes each node's attempts fetched, for the progress line */
   double progress_at;
   bool unreadable_said;    /* the head said it dropped an unreadable message */
+  bool *pooled;            /* per node: of an elastic group, started only when the core acquires it */
+  double *serve_at;        /* per node: an acquired pool node serves from then, once its worker is in */
+  bool *released;          /* per node: a pool node given back (its worker dismissed) */
   char exe[1024];
 } head;
 
@@ -172,6 +175,15 @@ static void kill_worker(head *h, int node)
   }
 }
 
+/* The nodes in service from the start: all but the elastic ones. */
+static int fixed_nodes(const head *h)
+{
+  int n = 0;
+  for (int i = 0; i < h->nnodes; i++)
+    n += !h->pooled[i];
+  return n;
+}
+
 /* Runs @p cmd in a shell, in a child; its pid, or -1 with errno. */
 static pid_t shell(const char *cmd)
 {
@@ -193,7 +205,7 @@ static int spawn_srun(head *h, char *err, size_t errlen)
     return SL_EINVAL;
   }
   char n[32], qexe[2100], qep[600], cmd[3000];
-  snprintf(n, sizeof n, "%d", h->nnodes);
+  snprintf(n, sizeof n, "%d", fixed_nodes(h));
   sh_quote(h->exe, qexe, sizeof qexe);
   sh_quote(sl_control_head_endpoint(h->ch), qep, sizeof qep);
   /* Slurm keeps the step running when a task or a node dies: the head decides */
@@ -396,6 +408,51 @@ static void deliver(head *h, const sl_decision *d)
   h->sink_part = SL_NONE; /* its worker kept no copy */
 }
 
+static void drain(head *h);
+
+/* An elastic node the core acquired: its worker process starts now, as a
+ * rented machine's would, and the node serves once both its provisioning
+ * (@p delay_s, the spec's) has passed and its worker has joined
+ * (serve_pool()). */
+static void acquire(head *h, int node, double delay_s)
+{
+  engine *e = &h->e;
+  double now = now_of(h);
+  char err[300];
+  h->released[node] = false;
+  h->serve_at[node] = now + delay_s;
+  sl__exec_mark_fault(e, now, "acquire", node, NULL);
+  reap(h);
+  int rc = strcmp(h->ho->launch, "slurm") == 0 ? spawn_srun_one(h, node, err, sizeof err)
+                                               : spawn(h, node, err, sizeof err);
+  if (rc < 0)
+    sl__exec_fail(e, SL_EIO, "%s", err);
+}
+
+/* An elastic node given back: the core left nothing there; its worker is
+ * dismissed and exits, and its leaving is not a loss. */
+static void release(head *h, int node)
+{
+  h->released[node] = true;
+  h->serve_at[node] = INFINITY;
+  (void)sl_control_head_dismiss(h->ch, node, 0);
+  sl__exec_mark_fault(&h->e, now_of(h), "release", node, NULL);
+}
+
+/* Acquired pool nodes whose provisioning is over and whose worker is in
+ * join the run. */
+static void serve_pool(head *h, double now)
+{
+  const sl_members *mem = sl_control_head_members(h->ch);
+  for (int n = 0; n < h->nnodes; n++)
+    if (h->serve_at[n] <= now && sl_members_get(mem, n)->state == SL_MEMBER_LIVE) {
+      h->serve_at[n] = INFINITY;
+      sl_core_node_joined(h->e.core, now, n);
+      sl__exec_mark_fault(&h->e, now, "join", n, NULL);
+      drain(h);
+    }
+}
+
 /* ---------------------------------------------------------- decisions */
 
 static order *order_of(head *h, sl_task_id task)
@@ -461,9 +518,10 @@ static void drain(head *h)
       sl__exec_job_decision(e, &d);
       break;
     case SL_DEC_ACQUIRE:
+      acquire(h, d.node, d.delay_s);
+      break;
     case SL_DEC_RELEASE:
-      sl__exec_fail(e, SL_EINVAL, "elastic node groups are not yet run across machines (--launch): "
-                                  "run this cluster in one process");
+      release(h, d.node);
       break;
     }
   }
@@ -570,7 +628,9 @@ static void on_event(head *h, const sl_control_event *ev)
   switch (ev->kind) {
   case SL_CONTROL_JOINED:
     welcome(h, ev->node);
-    if (h->started) { /* a worker back after its node's loss: in service again */
+    if (h->pooled[ev->node]) /* it serves once provisioned too */
+      serve_pool(h, now_of(h));
+    else if (h->started) { /* a worker back after its node's loss: in service again */
       sl_core_node_joined(e->core, now_of(h), ev->node);
       sl__exec_mark_fault(e, now_of(h), "joined", ev->node, NULL);
     }
@@ -584,6 +644,8 @@ static void on_event(head *h, const sl_control_event *ev)
     }
     if (e->done || e->stop)
       break;
+    if (h->pooled[ev->node] && (h->released[ev->node] || h->serve_at[ev->node] < INFINITY))
+      break; /* given back, or not in service yet: the core has nothing there */
     forget_orders(h, ev->node);
     sl_core_node_lost(e->core, now_of(h), ev->node);
     sl__exec_mark_fault(e, now_of(h), "lost", ev->node, NULL);
@@ -698,11 +760,11 @@ static int await_workers(head *h, char *err, size_t errlen)
 {
   double until = sl_control_clock() + h->ho->join_timeout_s;
   const sl_members *mem = sl_control_head_members(h->ch);
-  while (sl_members_live(mem) < h->nnodes && !h->e.stop) {
+  while (sl_members_live(mem) < fixed_nodes(h) && !h->e.stop) {
     double left = until - sl_control_clock();
     if (left <= 0) {
-      snprintf(err, errlen, "%d of %d workers joined within %.0f s (head at %s)", sl_members_live(mem), h->nnodes,
-               h->ho->join_timeout_s, sl_control_head_endpoint(h->ch));
+      snprintf(err, errlen, "%d of %d workers joined within %.0f s (head at %s)", sl_members_live(mem),
+               fixed_nodes(h), h->ho->join_timeout_s, sl_control_head_endpoint(h->ch));
       return SL_EIO;
     }
     if (h->e.opts->interrupted && *h->e.opts->interrupted) {
@@ -715,7 +777,7 @@ static int await_workers(head *h, char *err, size_t errlen)
     reap(h);
     for (int n = 0; strcmp(h->ho->launch, "local") == 0 && n < h->nnodes; n++) { /* ssh may retry: wait */
       const sl_member *m = sl_members_get(mem, n);
-      if (h->pid[n] == 0 && m->state != SL_MEMBER_LIVE) {
+      if (h->pid[n] == 0 && m->state != SL_MEMBER_LIVE && !h->pooled[n]) {
         snprintf(err, errlen, "the worker of node %d exited before it joined (its message is above)", n);
         return SL_EIO;
       }
@@ -780,6 +842,8 @@ static void supervise(head *h)
     double wake = fmin(sl_core_wakeup(e->core), next_sample);
     if (h->next_fault < o->faults.n)
       wake = fmin(wake, o->faults.ev[h->next_fault].at_s);
+    for (int n = 0; n < h->nnodes; n++)
+      wake = fmin(wake, h->serve_at[n]);
     double beat = sl_control_head_wakeup(h->ch) - sl_control_clock();
     double wait = fmin(fmin(wake - now, beat), 0.05);
     if ((rc = pump(h, (int)fmax(0, ceil(wait * 1000)), err, sizeof err)) < 0) {
@@ -795,6 +859,7 @@ static void supervise(head *h)
       break;
     while (h->next_fault < o->faults.n && o->faults.ev[h->next_fault].at_s <= now)
       inject(h, h->next_fault++, now);
+    serve_pool(h, now);
     if (sl_core_wakeup(e->core) <= now) {
       sl_core_tick(e->core, now);
       drain(h);
@@ -821,10 +886,14 @@ static int start(head *h, const sl_cluster *cluster, char *err, size_t errlen)
   h->pid = calloc((size_t)h->nnodes, sizeof *h->pid);
   h->received = calloc((size_t)h->nnodes, sizeof *h->received);
   h->received_then = calloc((size_t)h->nnodes, sizeof *h->received_then);
+  h->pooled = calloc((size_t)h->nnodes, sizeof *h->pooled);
+  h->released = calloc((size_t)h->nnodes, sizeof *h->released);
+  h->serve_at = calloc((size_t)h->nnodes, sizeof *h->serve_at);
   const char **names = calloc((size_t)h->nnodes, sizeof *names);
   char (*name)[SL_MSG_NAME_MAX + 1] = calloc((size_t)h->nnodes, sizeof *name);
   int rc = 0;
-  if (!h->pid || !h->received || !h->received_then || !names || !name) {
+  if (!h->pid || !h->received || !h->received_then || !h->pooled || !h->released || !h->serve_at || !names ||
+      !name) {
     snprintf(err, errlen, "out of memory");
     rc = SL_ENOMEM;
     goto out;
@@ -832,6 +901,8 @@ static int start(head *h, const sl_cluster *cluster, char *err, size_t errlen)
   for (int n = 0; n < h->nnodes; n++) {
     node_name(h, n, name[n], sizeof name[n]);
     names[n] = name[n];
+    h->pooled[n] = sl_core_node_elastic(h->e.core, n);
+    h->serve_at[n] = INFINITY;
   }
   sl_members_timing t = {.timeout_ms = (uint32_t)fmax(2, h->ho->node_timeout_s * 1000)};
   t.heartbeat_ms = (uint32_t)fmax(1, fmin(250, t.timeout_ms / 5));
@@ -844,10 +915,14 @@ static int start(head *h, const sl_cluster *cluster, char *err, size_t errlen)
     fprintf(stderr, "sluice run: head at %s; start one worker per node with\n"
                     "  sluice worker --head %s [--name NODE]\n",
             sl_control_head_endpoint(h->ch), sl_control_head_endpoint(h->ch));
+  for (int n = 0; n < h->nnodes; n++)
+    if (h->pooled[n]) /* its worker comes when the core acquires it, and names it */
+      sl_control_head_named_only(h->ch, n);
   if (strcmp(h->ho->launch, "slurm") == 0)
     rc = spawn_srun(h, err, errlen);
-  for (int n = 0; (!strcmp(h->ho->launch, "local") || !strcmp(h->ho->launch, "ssh")) && n < h->nnodes && rc == 0; n++)
-    rc = spawn(h, n, err, errlen);
+  for (int n = 0; controls_workers(h->ho->launch) && n < h->nnodes && rc == 0; n++)
+    if (!h->pooled[n])
+      rc = spawn(h, n, err, errlen);
 out:
   free(names);
   free(name);
@@ -883,6 +958,13 @@ static int check_launch(const head *h, char *err, size_t errlen)
       snprintf(err, errlen, "--fail %s: with --launch none the head starts no process; start the new one "
                             "by hand (sluice worker --head ENDPOINT --name NODE): it joins whenever it comes",
                f->ev[i].text);
+      return SL_EINVAL;
+    }
+  for (int g = 0; strcmp(h->ho->launch, "none") == 0 && g < h->e.cluster->ngroups; g++)
+    if (h->e.cluster->groups[g].elastic) {
+      snprintf(err, errlen, "node group '%s' is elastic: its workers start when the core acquires them, "
+                            "which --launch none cannot do (use local, ssh or slurm)",
+               h->e.cluster->groups[g].name);
       return SL_EINVAL;
     }
   char host[SL_NAME_MAX], name[SL_NAME_MAX * 2];
@@ -952,6 +1034,9 @@ int sl_head_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   pthread_cond_destroy(&e->spill_cv);
   pthread_mutex_destroy(&e->lock);
   free(h->pid);
+  free(h->pooled);
+  free(h->released);
+  free(h->serve_at);
   sl_rows_free(&h->sink_rows);
   free(h->received);
   free(h->received_then);

@@ -87,6 +87,26 @@ check "and acquires pool nodes" awk -v n="$(summary_field "$tmp/run" pool_acquir
 check "its joins come after the provisioning delay" awk -F, \
   '$NF ~ /^join:worker/ { seen = 1; if ($1 < 0.1) bad = 1 } END { exit !(seen && !bad) }' "$tmp/run/timeline.csv"
 
+# and across processes (--launch local): a pool node's worker process
+# starts when the core acquires the node, serves once provisioned, and is
+# dismissed when the node is given back
+"$sluice" run "$tmp/train.ini" --cluster "$tmp/pool.ini" --autoplace bound --autoplace-interval 200ms --quiet \
+  --out "$tmp/procs" --launch local >"$tmp/procs.out" 2>&1
+check "run --autoplace bound --launch local completes" test "$(summary_field "$tmp/procs" complete)" = 1
+check "with the sink of the run in one process" \
+  test "$(summary_field "$tmp/procs" sink_checksum)" = "$(summary_field "$tmp/run" sink_checksum)"
+check "and acquires pool nodes" awk -v n="$(summary_field "$tmp/procs" pool_acquired)" 'BEGIN { exit !(n >= 1) }'
+check "whose joins come after the provisioning delay" awk -F, \
+  '$NF ~ /^acquire:worker/ { at[substr($NF, 9)] = $1 } $NF ~ /^join:worker/ { n = substr($NF, 6); seen = 1
+   if (!(n in at) || $1 - at[n] < 0.099) bad = 1 } END { exit !(seen && !bad) }' "$tmp/procs/timeline.csv"
+check "and whose workers ran tasks" awk -F, 'NR > 1 && $7 ~ /^worker\./ { n++ } END { exit !(n > 0) }' \
+  "$tmp/procs/tasks.csv"
+check "no pool worker outlives the run" test "$(pgrep -f -- '--name worker\.[0-9]' | wc -l)" -eq 0
+"$sluice" run "$tmp/train.ini" --cluster "$tmp/pool.ini" --autoplace bound --launch none --out "$tmp/none" \
+  >"$tmp/none.out" 2>&1
+check "a pool needs a head that starts its workers (--launch none: exit 2)" test $? -eq 2
+check "and says so" grep -q "which --launch none cannot do" "$tmp/none.out"
+
 # capacity planning with a pool: how big a pool to allow, billed as the runs held it
 "$sluice" capacity "$tmp/train.ini" --node-types "$tmp/pool.ini" --deadline 5s --top 2 --out "$tmp/cap" \
   >"$tmp/cap.out" 2>&1

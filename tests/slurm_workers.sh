@@ -134,4 +134,34 @@ check "it completes with the failure-free sink" \
 check "cpu.1 was lost and joined again" test "$(grep -c -E 'lost:cpu.1|joined:cpu.1' lose/timeline.csv)" -eq 2
 grep -E 'lose:|lost:|join:|joined:' lose/timeline.csv | cut -d, -f1,15
 check "no worker is left" test "$(pgrep -f "worker --head tcp://$net.1" | wc -l)" -eq 0
+
+# an elastic pool inside the allocation: the fixed node's worker comes with
+# the first step, each pool node's with a step of its own when the core
+# acquires it, and leaves when it is given back
+cat >pool.ini <<'POOL'
+[cluster]
+name = pool
+[group host]
+cpu = 2
+gpu = 1
+memory = 1GB
+[group worker]
+count = 2
+cpu = 2
+memory = 1GB
+elastic = true
+provision_delay = 100ms
+POOL
+"$sluice" run "$src/tests/fixtures/netbound.ini" --cluster pool.ini --autoplace remote --out pool1 --quiet \
+  >pool1.log 2>&1
+on 0 "salloc -N1 --quiet $sluice run $src/tests/fixtures/netbound.ini --cluster pool.ini --autoplace remote \
+  --launch slurm --listen tcp://$net.1:* --out pool --quiet" >pool.log 2>&1
+rc=$?
+grep -v '^srun' pool.log
+check "a run with an elastic pool under Slurm exits 0" test $rc -eq 0
+check "it completes with the sink of the run in one process" \
+  test "$(summary_field pool complete)/$(summary_field pool sink_checksum)" = "1/$(summary_field pool1 sink_checksum)"
+check "its pool nodes were acquired and ran tasks" awk -F, 'NR > 1 && $7 ~ /^worker\./ { n++ } END { exit !(n > 0) }' \
+  pool/tasks.csv
+check "no worker is left" test "$(pgrep -f "worker --head tcp://$net.1" | wc -l)" -eq 0
 exit $((fails > 0))

@@ -110,6 +110,20 @@ static void test_nodes_by_name_or_first_open(void **state)
   assert_int_equal(j.node, 1);
   sl_members_free(m);
 
+  /* a node taken only by name (an elastic node before it is acquired):
+   * workers of any name pass it by, even when it is the only one open */
+  m = table(3, named);
+  sl_members_named_only(m, 0);
+  h = hello_of(SL_MEMBERS_ANY);
+  assert_int_equal(join(m, SL_MEMBERS_ANY, 1).node, 1);
+  assert_int_equal(join(m, SL_MEMBERS_ANY, 2).node, 2);
+  assert_int_equal(sl_members_hello(m, &h, 3, &j, err, sizeof err), SL_ENOENT);
+  assert_int_equal(sl_members_get(m, 0)->state, SL_MEMBER_VACANT);
+  assert_int_equal(join(m, "a", 4).node, 0);
+  assert_int_equal(sl_members_lose(m, 0, 5), 0);
+  assert_int_equal(sl_members_hello(m, &h, 6, &j, err, sizeof err), SL_ENOENT);
+  sl_members_free(m);
+
   /* no names at all: first come, first served */
   m = table(2, NULL);
   assert_int_equal(join(m, "q", 0).node, 0);

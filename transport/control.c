@@ -134,6 +134,11 @@ const sl_members *sl_control_head_members(const sl_control_head *h)
   return h->m;
 }
 
+void sl_control_head_named_only(sl_control_head *h, int node)
+{
+  sl_members_named_only(h->m, node);
+}
+
 uint64_t sl_control_head_unreadable(const sl_control_head *h, const char **first)
 {
   if (first)

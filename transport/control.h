@@ -95,6 +95,9 @@ void *sl_control_head_socket(sl_control_head *h);
 /** @brief The member table, to read; owned by @p h. */
 const sl_members *sl_control_head_members(const sl_control_head *h);
 
+/** @brief Node @p node goes only to a worker that names it (sl_members_named_only()). */
+void sl_control_head_named_only(sl_control_head *h, int node);
+
 /** @brief Messages dropped because they could not be read (another build's
  *  worker, or anything else that reached the port), and in @p first, when
  *  not NULL, why the first of them was (owned by @p h). */

@@ -137,6 +137,12 @@ int sl_members_nodes(const sl_members *m)
   return m->nodes;
 }
 
+void sl_members_named_only(sl_members *m, int node)
+{
+  if (node >= 0 && node < m->nodes)
+    m->node[node].named_only = true;
+}
+
 int sl_members_live(const sl_members *m)
 {
   return m->live;
@@ -158,10 +164,10 @@ static int node_for(sl_members *m, const char *name)
 {
   if (strcmp(name, SL_MEMBERS_ANY) == 0) { /* a node no worker has had yet, else one not live */
     for (int i = 0; i < m->nodes; i++)
-      if (m->node[i].joins == 0)
+      if (m->node[i].joins == 0 && !m->node[i].named_only)
         return i;
     for (int i = 0; i < m->nodes; i++)
-      if (m->node[i].state != SL_MEMBER_LIVE)
+      if (m->node[i].state != SL_MEMBER_LIVE && !m->node[i].named_only)
         return i;
     return -1;
   }

@@ -105,6 +105,7 @@ typedef struct {
   double gone;                    /**< when it was last lost or left */
   sl_members_watch watch;         /**< heard: when its incarnation was last heard from */
   sl_msg_hello hello;             /**< what its last HELLO said */
+  bool named_only;                /**< a worker of any name never takes it (sl_members_named_only()) */
 } sl_member;
 
 /** @brief The table of a head's nodes. */
@@ -128,6 +129,11 @@ void sl_members_free(sl_members *m);
  *  above 0): a head numbers from its start time, so that a worker of an
  *  earlier head on the same endpoint is never taken for one of its own. */
 void sl_members_number_from(sl_members *m, uint64_t last);
+
+/** @brief Node @p node is taken only by a worker that names it: a node
+ *  that is not in service from the start (an elastic one, started when
+ *  it is acquired) must not go to the first worker of any name. */
+void sl_members_named_only(sl_members *m, int node);
 
 /** @brief How many nodes the table has. */
 int sl_members_nodes(const sl_members *m);
