@@ -39,24 +39,7 @@ time_per_row = 4ms
 [sink]
 kind = sink
 EOF
-cat >"$tmp/pool.ini" <<'EOF'
-[cluster]
-name = pool
-
-[group host]
-cpu = 2
-gpu = 1
-memory = 1GB
-price_per_hour = 3.6
-
-[group worker]
-count = 3
-cpu = 2
-memory = 1GB
-price_per_hour = 0.36
-elastic = true
-provision_delay = 100ms
-EOF
+cp "$src/tests/fixtures/pool.cluster.ini" "$tmp/pool.ini"
 
 for p in collocated remote pecan bound; do
   "$sluice" sim "$tmp/train.ini" --cluster "$tmp/pool.ini" --autoplace "$p" --autoplace-interval 200ms \
@@ -147,5 +130,5 @@ check "collocated runs under a static placement" exits 0 "$sluice" sim "$tmp/tra
 check "an unknown policy exits 2" exits 2 "$sluice" sim "$tmp/train.ini" --cluster "$tmp/pool.ini" --autoplace cachew
 sed 's/^elastic = true/elastic = maybe/' "$tmp/pool.ini" >"$tmp/bad.ini"
 check "a bad elastic value names the file and line" bash -c \
-  "'$sluice' sim '$tmp/train.ini' --cluster '$tmp/bad.ini' 2>&1 | grep -q 'bad.ini:15: unknown elastic'"
+  "'$sluice' sim '$tmp/train.ini' --cluster '$tmp/bad.ini' 2>&1 | grep -q 'bad.ini:17: unknown elastic'"
 exit $((fails > 0))

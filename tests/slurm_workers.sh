@@ -138,20 +138,7 @@ check "no worker is left" test "$(pgrep -f "worker --head tcp://$net.1" | wc -l)
 # an elastic pool inside the allocation: the fixed node's worker comes with
 # the first step, each pool node's with a step of its own when the core
 # acquires it, and leaves when it is given back
-cat >pool.ini <<'POOL'
-[cluster]
-name = pool
-[group host]
-cpu = 2
-gpu = 1
-memory = 1GB
-[group worker]
-count = 2
-cpu = 2
-memory = 1GB
-elastic = true
-provision_delay = 100ms
-POOL
+cp "$src/tests/fixtures/pool.cluster.ini" pool.ini
 "$sluice" run "$src/tests/fixtures/netbound.ini" --cluster pool.ini --autoplace remote --out pool1 --quiet \
   >pool1.log 2>&1
 on 0 "salloc -N1 --quiet $sluice run $src/tests/fixtures/netbound.ini --cluster pool.ini --autoplace remote \
