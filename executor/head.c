@@ -221,10 +221,10 @@ static int spawn_srun(head *h, char *err, size_t errlen)
   return 0;
 }
 
-/* A join under Slurm: a step of one task, on any node of the allocation,
- * for node @p node. --overlap: the first step holds every allocated CPU,
- * and the lost worker's share of it is not given back while that step
- * runs. */
+/* Node @p node's worker under Slurm, after the first step (a join, or an
+ * elastic node acquired): a step of one task, on any node of the
+ * allocation. --overlap: the first step holds every allocated CPU, and a
+ * lost worker's share of it is not given back while that step runs. */
 static int spawn_srun_one(head *h, int node, char *err, size_t errlen)
 {
   char cmd[3000], base[2900];
