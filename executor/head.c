@@ -56,9 +56,8 @@ typedef struct {
   double *received, *received_then; /* bytes each node's attempts fetched, for the progress line */
   double progress_at;
   bool unreadable_said;    /* the head said it dropped an unreadable message */
-  bool *pooled;            /* per node: of an elastic group, started only when the core acquires it */
   double *serve_at;        /* per node: an acquired pool node serves from then, once its worker is in */
-  bool *released;          /* per node: a pool node given back (its worker dismissed) */
+  int provisioning;        /* pool nodes with a serve_at still ahead */
   char exe[1024];
 } head;
 
@@ -175,12 +174,19 @@ static void kill_worker(head *h, int node)
   }
 }
 
+/* Whether node @p node is of an elastic group: its worker starts only when
+ * the core acquires it. */
+static bool pooled(const head *h, int node)
+{
+  return sl_core_node_elastic(h->e.core, node);
+}
+
 /* The nodes in service from the start: all but the elastic ones. */
 static int fixed_nodes(const head *h)
 {
   int n = 0;
   for (int i = 0; i < h->nnodes; i++)
-    n += !h->pooled[i];
+    n += !pooled(h, i);
   return n;
 }
 
@@ -240,6 +246,13 @@ static int spawn_srun_one(head *h, int node, char *err, size_t errlen)
   }
   h->pid[node] = pid; /* srun's own: the head ends it at the run's end like a worker */
   return 0;
+}
+
+/* Starts node @p node's worker once the run is under way (a join, or an
+ * elastic node acquired): as the launch starts workers. */
+static int start_worker(head *h, int node, char *err, size_t errlen)
+{
+  return strcmp(h->ho->launch, "slurm") == 0 ? spawn_srun_one(h, node, err, errlen) : spawn(h, node, err, errlen);
 }
 
 /* Reaps the worker processes that have ended. */
@@ -419,13 +432,11 @@ static void acquire(head *h, int node, double delay_s)
   engine *e = &h->e;
   double now = now_of(h);
   char err[300];
-  h->released[node] = false;
+  h->provisioning += !(h->serve_at[node] < INFINITY);
   h->serve_at[node] = now + delay_s;
   sl__exec_mark_fault(e, now, "acquire", node, NULL);
   reap(h);
-  int rc = strcmp(h->ho->launch, "slurm") == 0 ? spawn_srun_one(h, node, err, sizeof err)
-                                               : spawn(h, node, err, sizeof err);
-  if (rc < 0)
+  if (start_worker(h, node, err, sizeof err) < 0)
     sl__exec_fail(e, SL_EIO, "%s", err);
 }
 
@@ -433,7 +444,7 @@ static void acquire(head *h, int node, double delay_s)
  * dismissed and exits, and its leaving is not a loss. */
 static void release(head *h, int node)
 {
-  h->released[node] = true;
+  h->provisioning -= h->serve_at[node] < INFINITY;
   h->serve_at[node] = INFINITY;
   (void)sl_control_head_dismiss(h->ch, node, 0);
   sl__exec_mark_fault(&h->e, now_of(h), "release", node, NULL);
@@ -444,9 +455,10 @@ static void release(head *h, int node)
 static void serve_pool(head *h, double now)
 {
   const sl_members *mem = sl_control_head_members(h->ch);
-  for (int n = 0; n < h->nnodes; n++)
+  for (int n = 0; h->provisioning > 0 && n < h->nnodes; n++)
     if (h->serve_at[n] <= now && sl_members_get(mem, n)->state == SL_MEMBER_LIVE) {
       h->serve_at[n] = INFINITY;
+      h->provisioning--;
       sl_core_node_joined(h->e.core, now, n);
       sl__exec_mark_fault(&h->e, now, "join", n, NULL);
       drain(h);
@@ -628,7 +640,7 @@ static void on_event(head *h, const sl_control_event *ev)
   switch (ev->kind) {
   case SL_CONTROL_JOINED:
     welcome(h, ev->node);
-    if (h->pooled[ev->node]) /* it serves once provisioned too */
+    if (pooled(h, ev->node)) /* it serves once provisioned too */
       serve_pool(h, now_of(h));
     else if (h->started) { /* a worker back after its node's loss: in service again */
       sl_core_node_joined(e->core, now_of(h), ev->node);
@@ -644,7 +656,7 @@ static void on_event(head *h, const sl_control_event *ev)
     }
     if (e->done || e->stop)
       break;
-    if (h->pooled[ev->node] && (h->released[ev->node] || h->serve_at[ev->node] < INFINITY))
+    if (pooled(h, ev->node) && !sl_core_node_alive(e->core, ev->node))
       break; /* given back, or not in service yet: the core has nothing there */
     forget_orders(h, ev->node);
     sl_core_node_lost(e->core, now_of(h), ev->node);
@@ -743,9 +755,7 @@ static void inject(head *h, int i, double now)
       waitpid(h->pid[f->node], NULL, 0);
       h->pid[f->node] = 0;
     }
-    int rc = strcmp(h->ho->launch, "slurm") == 0 ? spawn_srun_one(h, f->node, err, sizeof err)
-                                                 : spawn(h, f->node, err, sizeof err);
-    if (rc < 0)
+    if (start_worker(h, f->node, err, sizeof err) < 0)
       sl__exec_fail(e, SL_EIO, "%s", err);
     sl__exec_mark_fault(e, now, "join", f->node, NULL);
     break;
@@ -777,7 +787,7 @@ static int await_workers(head *h, char *err, size_t errlen)
     reap(h);
     for (int n = 0; strcmp(h->ho->launch, "local") == 0 && n < h->nnodes; n++) { /* ssh may retry: wait */
       const sl_member *m = sl_members_get(mem, n);
-      if (h->pid[n] == 0 && m->state != SL_MEMBER_LIVE && !h->pooled[n]) {
+      if (h->pid[n] == 0 && m->state != SL_MEMBER_LIVE && !pooled(h, n)) {
         snprintf(err, errlen, "the worker of node %d exited before it joined (its message is above)", n);
         return SL_EIO;
       }
@@ -842,7 +852,7 @@ static void supervise(head *h)
     double wake = fmin(sl_core_wakeup(e->core), next_sample);
     if (h->next_fault < o->faults.n)
       wake = fmin(wake, o->faults.ev[h->next_fault].at_s);
-    for (int n = 0; n < h->nnodes; n++)
+    for (int n = 0; h->provisioning > 0 && n < h->nnodes; n++)
       wake = fmin(wake, h->serve_at[n]);
     double beat = sl_control_head_wakeup(h->ch) - sl_control_clock();
     double wait = fmin(fmin(wake - now, beat), 0.05);
@@ -886,14 +896,11 @@ static int start(head *h, const sl_cluster *cluster, char *err, size_t errlen)
   h->pid = calloc((size_t)h->nnodes, sizeof *h->pid);
   h->received = calloc((size_t)h->nnodes, sizeof *h->received);
   h->received_then = calloc((size_t)h->nnodes, sizeof *h->received_then);
-  h->pooled = calloc((size_t)h->nnodes, sizeof *h->pooled);
-  h->released = calloc((size_t)h->nnodes, sizeof *h->released);
   h->serve_at = calloc((size_t)h->nnodes, sizeof *h->serve_at);
   const char **names = calloc((size_t)h->nnodes, sizeof *names);
   char (*name)[SL_MSG_NAME_MAX + 1] = calloc((size_t)h->nnodes, sizeof *name);
   int rc = 0;
-  if (!h->pid || !h->received || !h->received_then || !h->pooled || !h->released || !h->serve_at || !names ||
-      !name) {
+  if (!h->pid || !h->received || !h->received_then || !h->serve_at || !names || !name) {
     snprintf(err, errlen, "out of memory");
     rc = SL_ENOMEM;
     goto out;
@@ -901,7 +908,6 @@ static int start(head *h, const sl_cluster *cluster, char *err, size_t errlen)
   for (int n = 0; n < h->nnodes; n++) {
     node_name(h, n, name[n], sizeof name[n]);
     names[n] = name[n];
-    h->pooled[n] = sl_core_node_elastic(h->e.core, n);
     h->serve_at[n] = INFINITY;
   }
   sl_members_timing t = {.timeout_ms = (uint32_t)fmax(2, h->ho->node_timeout_s * 1000)};
@@ -916,12 +922,12 @@ static int start(head *h, const sl_cluster *cluster, char *err, size_t errlen)
                     "  sluice worker --head %s [--name NODE]\n",
             sl_control_head_endpoint(h->ch), sl_control_head_endpoint(h->ch));
   for (int n = 0; n < h->nnodes; n++)
-    if (h->pooled[n]) /* its worker comes when the core acquires it, and names it */
+    if (pooled(h, n)) /* its worker comes when the core acquires it, and names it */
       sl_control_head_named_only(h->ch, n);
   if (strcmp(h->ho->launch, "slurm") == 0)
     rc = spawn_srun(h, err, errlen);
   for (int n = 0; controls_workers(h->ho->launch) && n < h->nnodes && rc == 0; n++)
-    if (!h->pooled[n])
+    if (!pooled(h, n))
       rc = spawn(h, n, err, errlen);
 out:
   free(names);
@@ -1034,8 +1040,6 @@ int sl_head_run(const sl_plan *plan, const sl_cluster *cluster, const sl_exec_op
   pthread_cond_destroy(&e->spill_cv);
   pthread_mutex_destroy(&e->lock);
   free(h->pid);
-  free(h->pooled);
-  free(h->released);
   free(h->serve_at);
   sl_rows_free(&h->sink_rows);
   free(h->received);

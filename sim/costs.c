@@ -496,9 +496,11 @@ typedef struct {
   int64_t n, cap;
 } samples;
 
+/* A node's interval of time: a spill written or read back, or an
+ * attempt's receiving of its inputs. */
 typedef struct {
   double node, from, to;
-} spill_window;
+} node_window;
 
 typedef struct {
   double at, dispatch; /* the LAUNCH's time, and how long its worker took to start it */
@@ -507,8 +509,9 @@ typedef struct {
 /* One attempt's receiving of its inputs over the network: on node @c node
  * of group @c group (an index of reader.groups), from @c from to @c to. */
 typedef struct {
+  node_window w; /* first: by_from() sorts these too */
   int group;
-  double node, from, to, bytes;
+  double bytes;
   double at_once; /* fit_links(): transfers the node received at once, on average over this one */
 } transfer_sample;
 
@@ -529,7 +532,7 @@ typedef struct {
    * its bandwidth is the bytes over the union of these windows, not over
    * their sum (two tasks reading at once each saw half of it); one disk a
    * node, so the unions are per node, and add */
-  spill_window *win[2];
+  node_window *win[2];
   int64_t nwin[2], capwin[2];
   launch_sample *launch; /* attempts with a dispatch_s */
   int64_t nlaunch, caplaunch;
@@ -703,13 +706,15 @@ static int push_window(reader *r, int kind, double node, double from, double to)
 {
   if (room_for_one((void **)&r->win[kind], r->nwin[kind], &r->capwin[kind], sizeof *r->win[kind]) < 0)
     return SL_ENOMEM;
-  r->win[kind][r->nwin[kind]++] = (spill_window){node, from, to};
+  r->win[kind][r->nwin[kind]++] = (node_window){node, from, to};
   return 0;
 }
 
+/* Windows, or records that start with one (transfer_sample), by node,
+ * then by start. */
 static int by_from(const void *pa, const void *pb)
 {
-  const spill_window *a = pa, *b = pb;
+  const node_window *a = pa, *b = pb;
   if (a->node != b->node)
     return (a->node > b->node) - (a->node < b->node);
   return (a->from > b->from) - (a->from < b->from);
@@ -770,14 +775,6 @@ static void fit_launch_spacing(launch_sample *l, int64_t n, sl_sim_costs *out)
   out->launch_spacing_s = sum_rr > 0 ? fmax(0, sum_rd / sum_rr) : 0;
 }
 
-static int by_node_then_start(const void *pa, const void *pb)
-{
-  const transfer_sample *a = pa, *b = pb;
-  if (a->node != b->node)
-    return (a->node > b->node) - (a->node < b->node);
-  return (a->from > b->from) - (a->from < b->from);
-}
-
 /* Each transfer's at_once: 1 plus the time the node's other transfers
  * overlapped it, over its length. Sorted by node, then start; a transfer
  * overlaps only those that start before it ends, and of those before it,
@@ -785,11 +782,12 @@ static int by_node_then_start(const void *pa, const void *pb)
 static void count_at_once(transfer_sample *x, int64_t n, double longest)
 {
   for (int64_t i = 0; i < n; i++) {
-    double len = x[i].to - x[i].from, shared = 0;
-    for (int64_t j = i - 1; j >= 0 && x[j].node == x[i].node && x[j].from >= x[i].from - longest; j--)
-      shared += fmax(0, fmin(x[i].to, x[j].to) - x[i].from);
-    for (int64_t j = i + 1; j < n && x[j].node == x[i].node && x[j].from < x[i].to; j++)
-      shared += fmin(x[i].to, x[j].to) - x[j].from;
+    const node_window *a = &x[i].w;
+    double len = a->to - a->from, shared = 0;
+    for (int64_t j = i - 1; j >= 0 && x[j].w.node == a->node && x[j].w.from >= a->from - longest; j--)
+      shared += fmax(0, fmin(a->to, x[j].w.to) - a->from);
+    for (int64_t j = i + 1; j < n && x[j].w.node == a->node && x[j].w.from < a->to; j++)
+      shared += fmin(a->to, x[j].w.to) - x[j].w.from;
     x[i].at_once = 1 + shared / len;
   }
 }
@@ -808,10 +806,10 @@ static void fit_links(reader *r, sl_sim_costs *out)
 {
   if (r->nxfer == 0)
     return;
-  qsort(r->xfer, (size_t)r->nxfer, sizeof *r->xfer, by_node_then_start);
+  qsort(r->xfer, (size_t)r->nxfer, sizeof *r->xfer, by_from);
   double longest = 0;
   for (int64_t i = 0; i < r->nxfer; i++)
-    longest = fmax(longest, r->xfer[i].to - r->xfer[i].from);
+    longest = fmax(longest, r->xfer[i].w.to - r->xfer[i].w.from);
   count_at_once(r->xfer, r->nxfer, longest);
   for (int g = 0; g < r->ngroups; g++) {
     double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, bytes = 0;
@@ -819,7 +817,7 @@ static void fit_links(reader *r, sl_sim_costs *out)
       const transfer_sample *t = &r->xfer[i];
       if (t->group != g)
         continue;
-      double x = t->bytes * t->at_once, y = t->to - t->from;
+      double x = t->bytes * t->at_once, y = t->w.to - t->w.from;
       n++;
       sx += x;
       sy += y;
@@ -848,7 +846,7 @@ static void fit_links(reader *r, sl_sim_costs *out)
 }
 
 /* Seconds in which at least one of a node's windows was open, summed over nodes. */
-static double union_seconds(spill_window *w, int64_t n)
+static double union_seconds(node_window *w, int64_t n)
 {
   if (n == 0)
     return 0; /* w may be NULL: qsort must not see it */
@@ -910,8 +908,7 @@ static int take_transfer(reader *r, double op, double node, double start, double
     snprintf(r->err, r->errlen, "out of memory");
     return SL_ENOMEM;
   }
-  r->xfer[r->nxfer++] = (transfer_sample){.group = g, .node = node, .from = start, .to = start + transfer,
-                                          .bytes = bytes};
+  r->xfer[r->nxfer++] = (transfer_sample){.w = {node, start, start + transfer}, .group = g, .bytes = bytes};
   return 0;
 }
 

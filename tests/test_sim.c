@@ -1086,20 +1086,9 @@ static void test_calibrate_fits_links(void **state)
     fail_msg("message: %s", err);
 
   /* a link section without a NIC is refused where it is */
-  f = fopen(path, "w");
-  assert_non_null(f);
-  fprintf(f, "[read]\ntime_per_row = 1ms\n\n[link gpu]\nlatency = 1ms\n");
-  fclose(f);
-  assert_int_equal(sl_sim_costs_load(path, &back, err, sizeof err), SL_EPARSE);
-  if (!strstr(err, ":4:") || !strstr(err, "needs nic"))
-    fail_msg("message: %s", err);
-  f = fopen(path, "w");
-  assert_non_null(f);
-  fprintf(f, "[read]\ntime_per_row = 1ms\n[link gpu]\nnic = 1Gbps\n[link gpu]\nnic = 1Gbps\n");
-  fclose(f);
-  assert_int_equal(sl_sim_costs_load(path, &back, err, sizeof err), SL_EPARSE);
-  if (!strstr(err, ":5:") || !strstr(err, "duplicate section"))
-    fail_msg("message: %s", err);
+  expect_cost_error("[read]\ntime_per_row = 1ms\n\n[link gpu]\nlatency = 1ms\n", "4", "needs nic");
+  expect_cost_error("[read]\ntime_per_row = 1ms\n[link gpu]\nnic = 1Gbps\n[link gpu]\nnic = 1Gbps\n", "5",
+                    "duplicate section");
   remove(path);
   rmdir(dir);
   sl_cluster_free(&c);
