@@ -50,9 +50,14 @@ typedef struct worker_s worker;
 typedef struct {
   /* Where output @p out goes, as
    * sl_core_emit() answers (0 with *pid and *fate; SL_EAGAIN: wait for a
-   * RESUME; SL_ESTATE: the attempt is written off). Called with the lock
-   * held; may wait on the slot's cv. */
-  int (*emit)(worker *w, sl_task_id task, const sl_rows *out, sl_part_id *pid, sl_emit_fate *fate);
+   * RESUME; SL_ESTATE: the attempt is written off). @p ends: the attempt's
+   * record when this output ends it (its last, at the end of its charge),
+   * told with it; ended() is then not called for an attempt whose ending
+   * output returned 0. An output that needs no answer (one for the sink)
+   * may take @p out's rows, leaving it empty. Called with the lock held;
+   * may wait on the slot's cv. */
+  int (*emit)(worker *w, sl_task_id task, sl_rows *out, const sl_task_record *ends, sl_part_id *pid,
+              sl_emit_fate *fate);
   /* Fetches the inputs of @p d that other nodes hold into their fetched
    * rows, without the lock; the seconds it took in *took. 0 or a code,
    * after sl__exec_fail(). */

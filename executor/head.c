@@ -541,6 +541,23 @@ static void drain(head *h)
 
 /* ------------------------------------------------- what workers say */
 
+static void on_finished(head *h, const sl_msg_finished *f);
+static void on_failed(head *h, int node, const sl_msg_failed *f);
+
+/* An output that goes unanswered (one for the sink) and that the core did
+ * not take: its worker waits for nothing, so the head acts for it. */
+static void unanswered_refused(head *h, int node, const sl_msg_emit *q, int rc)
+{
+  if (rc == SL_EAGAIN) { /* the core holds no output for the sink: a broken promise, not a wait */
+    sl__exec_fail(&h->e, SL_ESTATE, "node %d, task %u: the core held an output for the sink", node, q->task);
+    return;
+  }
+  if (q->flags & SL_MSG_EMIT_ENDS) { /* written off: the attempt is over, as a FAILED would say */
+    sl_msg_failed f = {.task = q->task, .op = -1, .node = node, .code = SL_EINTR};
+    on_failed(h, node, &f);
+  } /* else the core's CANCEL is on its way to the attempt, whose FAILED follows */
+}
+
 static void on_emit(head *h, int node, const sl_msg_emit *q)
 {
   sl_part_id pid = SL_NONE;
@@ -552,16 +569,24 @@ static void on_emit(head *h, int node, const sl_msg_emit *q)
   }
   int rc = sl_core_emit(h->e.core, now_of(h), q->task, q->rows, q->bytes, &pid, &fate);
   h->sink_part = rc == 0 && q->npayload > 0 ? pid : SL_NONE;
-  static const sl_msg_fate wire[] = {[SL_EMIT_STORED] = SL_MSG_FATE_STORED, [SL_EMIT_SPILLED] = SL_MSG_FATE_SPILLED,
-                                     [SL_EMIT_DISCARDED] = SL_MSG_FATE_DISCARDED};
-  sl_msg m;
-  sl_msg_init(&m);
-  m.kind = SL_MSG_EMIT;
-  m.u.emit = *q;
-  m.u.emit.npayload = 0; /* the bytes stay here */
-  m.u.emit.part = rc == 0 ? pid : SL_NONE;
-  m.u.emit.fate = rc == 0 ? wire[fate] : rc == SL_EAGAIN ? SL_MSG_FATE_HOLD : SL_MSG_FATE_GONE;
-  send_to(h, node, &m);
+  if (q->flags & SL_MSG_EMIT_UNANSWERED) {
+    if (rc != 0)
+      unanswered_refused(h, node, q, rc);
+  } else {
+    static const sl_msg_fate wire[] = {[SL_EMIT_STORED] = SL_MSG_FATE_STORED,
+                                       [SL_EMIT_SPILLED] = SL_MSG_FATE_SPILLED,
+                                       [SL_EMIT_DISCARDED] = SL_MSG_FATE_DISCARDED};
+    sl_msg m;
+    sl_msg_init(&m);
+    m.kind = SL_MSG_EMIT;
+    m.u.emit = (sl_msg_emit){.task = q->task, .index = q->index, .rows = q->rows, .bytes = q->bytes};
+    m.u.emit.part = rc == 0 ? pid : SL_NONE;
+    m.u.emit.fate = rc == 0 ? wire[fate] : rc == SL_EAGAIN ? SL_MSG_FATE_HOLD : SL_MSG_FATE_GONE;
+    send_to(h, node, &m);
+  }
+  /* the attempt ended with it, unless it spills first (its FINISHED follows) */
+  if (rc == 0 && (q->flags & SL_MSG_EMIT_ENDS) && fate != SL_EMIT_SPILLED)
+    on_finished(h, &q->end);
 }
 
 static void record(head *h, const order *o, const sl_msg_finished *f, sl_task_status st)

@@ -45,8 +45,20 @@ typedef struct {
   char (*client_endpoint)[SL_MSG_ENDPOINT_MAX + 1];
   uint32_t emits; /* outputs of the current attempt so far */
   char why[SL_MSG_WHY_MAX + 1]; /* why its inputs could not be had */
-  sl_part_wire wire; /* an output for the sink, as its EMIT carries it */
 } slot_state;
+
+/* An output for the sink on its way to the head: its EMIT waits for no
+ * answer, so the rows leave the slot with it and go once it is sent. */
+typedef struct {
+  sl_rows rows;
+  sl_part_wire wire; /* the EMIT's payload frames point into it */
+} sink_output;
+
+/* A message for the head, and what it owns until it is sent. */
+typedef struct {
+  sl_msg m;
+  sink_output *own;
+} queued;
 
 typedef struct {
   engine e;
@@ -55,7 +67,7 @@ typedef struct {
   sl_control_worker *cw;
   sl_xfer_server *xs;
   int wake_fd;
-  sl_msg *outq; /* messages for the head, under the lock */
+  queued *outq; /* messages for the head, under the lock */
   size_t nout, capout;
   char (*peer)[SL_MSG_ENDPOINT_MAX + 1]; /* where each node serves its partitions; "" unknown */
   worker *slots;
@@ -75,23 +87,37 @@ static double now_s(void)
 
 /* ------------------------------------------------------- to the head */
 
-/* Queues @p m for the main thread to send; under the lock. */
-static void queue(proc *p, const sl_msg *m)
+static void free_sink_output(sink_output *o)
+{
+  if (o)
+    sl_rows_free(&o->rows);
+  free(o);
+}
+
+/* Queues @p m for the main thread to send, with what it owns (@p own, freed
+ * once sent; NULL for none); under the lock. */
+static void queue_owning(proc *p, const sl_msg *m, sink_output *own)
 {
   if (p->nout == p->capout) {
     size_t cap = p->capout ? 2 * p->capout : 16;
-    sl_msg *q = realloc(p->outq, cap * sizeof *q);
+    queued *q = realloc(p->outq, cap * sizeof *q);
     if (!q) {
+      free_sink_output(own);
       sl__exec_fail(&p->e, SL_ENOMEM, "node %d: out of memory queuing a message for the head", p->node);
       return;
     }
     p->outq = q;
     p->capout = cap;
   }
-  p->outq[p->nout++] = *m;
+  p->outq[p->nout++] = (queued){*m, own};
   uint64_t one = 1;
   if (write(p->wake_fd, &one, sizeof one) < 0) { /* a full counter is already a wake-up */
   }
+}
+
+static void queue(proc *p, const sl_msg *m)
+{
+  queue_owning(p, m, NULL);
 }
 
 static void queue_failed(proc *p, sl_task_id task, int op, int code, const char *why)
@@ -106,18 +132,44 @@ static void queue_failed(proc *p, sl_task_id task, int op, int code, const char 
 
 /* ------------------------------------------------- the engine's hooks */
 
-/* Takes back an EMIT of this slot's still queued: its payload borrows the
- * slot's buffers, which the attempt frees once it stops. Under the lock. */
-static void unqueue_payload(proc *p, sl_task_id task)
+/* What a FINISHED says of attempt record @p r. */
+static sl_msg_finished finished_of(const engine *e, const sl_task_record *r)
 {
-  size_t k = 0;
-  for (size_t i = 0; i < p->nout; i++)
-    if (!(p->outq[i].kind == SL_MSG_EMIT && p->outq[i].u.emit.task == task && p->outq[i].u.emit.npayload > 0))
-      p->outq[k++] = p->outq[i];
-  p->nout = k;
+  return (sl_msg_finished){.task = r->task, .parts_out = (uint32_t)r->parts_out,
+                           .flags = atomic_load(&e->real_kernels) ? SL_MSG_FINISHED_REAL : 0,
+                           .rows_out = r->rows_out, .bytes_out = r->bytes_out, .run_s = r->end_s - r->start_s,
+                           .waited_s = r->waited_s, .transfer_s = r->transfer_s,
+                           .transfer_bytes = r->transfer_bytes, .spill_write_s = r->spill_write_s,
+                           .spill_write_bytes = r->spill_write_bytes, .spill_read_s = r->spill_read_s,
+                           .spill_read_bytes = r->spill_read_bytes, .spread = r->spread};
 }
 
-static int remote_emit(worker *w, sl_task_id task, const sl_rows *out, sl_part_id *pid, sl_emit_fate *fate)
+/* An output for the sink goes to the head with its bytes and waits for no
+ * answer: the core takes such an output as it comes, and the head keeps
+ * it, so the rows leave the slot with the message and nothing here keeps
+ * a copy. */
+static int emit_to_sink(proc *p, sl_msg *m, sl_rows *out, sl_part_id *pid, sl_emit_fate *fate)
+{
+  sink_output *o = malloc(sizeof *o);
+  if (!o) {
+    sl__exec_fail(&p->e, SL_ENOMEM, "node %d: out of memory sending an output for the sink", p->node);
+    return SL_ENOMEM;
+  }
+  sl_rows_init(&o->rows);
+  sl_rows_move(&o->rows, out);
+  sl_part_wire_segs(&o->rows, &o->wire);
+  m->u.emit.flags |= SL_MSG_EMIT_UNANSWERED;
+  m->u.emit.npayload = o->wire.nsegs;
+  for (int i = 0; i < o->wire.nsegs; i++)
+    m->u.emit.payload[i] = (sl_msg_part){o->wire.seg[i].data, o->wire.seg[i].len};
+  queue_owning(p, m, o);
+  *pid = SL_NONE;
+  *fate = SL_EMIT_DISCARDED;
+  return 0;
+}
+
+static int remote_emit(worker *w, sl_task_id task, sl_rows *out, const sl_task_record *ends, sl_part_id *pid,
+                       sl_emit_fate *fate)
 {
   engine *e = w->e;
   proc *p = e->remote_ctx;
@@ -127,25 +179,21 @@ static int remote_emit(worker *w, sl_task_id task, const sl_rows *out, sl_part_i
   m.kind = SL_MSG_EMIT;
   m.u.emit = (sl_msg_emit){.task = task, .index = ++st->emits, .rows = (int64_t)sl_rows_count(out),
                            .bytes = (double)sl_rows_bytes(out), .part = SL_NONE, .fate = SL_MSG_FATE_ASK};
-  if (w->current_op == e->plan->nops - 1) { /* for the sink, at the head: its bytes go with it */
-    sl_part_wire_segs(out, &st->wire);
-    m.u.emit.npayload = st->wire.nsegs;
-    for (int i = 0; i < st->wire.nsegs; i++)
-      m.u.emit.payload[i] = (sl_msg_part){st->wire.seg[i].data, st->wire.seg[i].len};
+  if (ends) { /* the attempt ends with it: no FINISHED follows */
+    m.u.emit.flags = SL_MSG_EMIT_ENDS;
+    m.u.emit.end = finished_of(e, ends);
   }
+  if (w->current_op == e->plan->nops - 1)
+    return emit_to_sink(p, &m, out, pid, fate);
   w->has_answer = false;
   queue(p, &m);
   while (!w->has_answer && !atomic_load(&w->cancel) && !e->stop)
     pthread_cond_wait(&w->cv, &e->lock);
-  if (!w->has_answer) {
-    unqueue_payload(p, task);
+  if (!w->has_answer)
     return SL_ESTATE;
-  }
   w->has_answer = false;
   *pid = w->answer_part;
-  /* an output for the sink is the head's now: the core delivered it as it
-   * took it, and nothing here keeps a copy */
-  *fate = m.u.emit.npayload > 0 ? SL_EMIT_DISCARDED : w->answer_fate;
+  *fate = w->answer_fate;
   return w->answer_rc;
 }
 
@@ -267,14 +315,7 @@ static void remote_ended(worker *w, const sl_decision *d, const sl_task_record *
     sl_msg m;
     sl_msg_init(&m);
     m.kind = SL_MSG_FINISHED;
-    m.u.finished = (sl_msg_finished){.task = d->task, .parts_out = (uint32_t)r->parts_out,
-                                     .flags = atomic_load(&e->real_kernels) ? SL_MSG_FINISHED_REAL : 0,
-                                     .rows_out = r->rows_out,
-                                     .bytes_out = r->bytes_out, .run_s = r->end_s - r->start_s,
-                                     .waited_s = r->waited_s, .transfer_s = r->transfer_s,
-                                     .transfer_bytes = r->transfer_bytes, .spill_write_s = r->spill_write_s,
-                                     .spill_write_bytes = r->spill_write_bytes, .spill_read_s = r->spill_read_s,
-                                     .spill_read_bytes = r->spill_read_bytes, .spread = r->spread};
+    m.u.finished = finished_of(e, r);
     queue(p, &m);
     return;
   }
@@ -624,11 +665,12 @@ static int send_queued(proc *p, char *err, size_t errlen)
   size_t sent = 0;
   int rc = 0;
   for (; sent < p->nout; sent++) {
-    rc = sl_control_worker_send(p->cw, &p->outq[sent], err, errlen);
+    rc = sl_control_worker_send(p->cw, &p->outq[sent].m, err, errlen);
     if (rc == SL_EAGAIN) {
       rc = 0;
       break;
     }
+    free_sink_output(p->outq[sent].own); /* ZeroMQ copied its bytes */
     if (rc)
       break;
   }
@@ -856,6 +898,8 @@ out:
   pthread_cond_destroy(&e->main_cv);
   pthread_cond_destroy(&e->spill_cv);
   pthread_mutex_destroy(&e->lock);
+  for (size_t i = 0; i < p->nout; i++)
+    free_sink_output(p->outq[i].own);
   free(p->outq);
   free(p->peer);
   for (int s = 0; p->state && s < p->nslots; s++) {

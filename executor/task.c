@@ -96,7 +96,14 @@ typedef struct {
   double spill_write_s, spill_write_bytes, spill_read_s, spill_read_bytes;
   double dispatch; /* from the core's LAUNCH to the worker starting it */
   int64_t out_blocks; /* the order's: blocks a spilled output is written in */
+  const sl_decision *d; /* the order */
+  double start;         /* when the attempt started, on the run's clock */
+  bool end_told;        /* a worker process: its last output told the head the attempt ended */
 } task_run;
+
+static sl_task_record attempt_record(const sl_decision *d, const task_run *tr, double start, double end,
+                                     sl_task_status st);
+static double emit_point(const sl_decision *d, const task_run *tr);
 
 /* The core's books and the real buffers must agree byte for byte: the
  * budget the core enforces is only true if they do. */
@@ -186,13 +193,24 @@ static void wait_spill_written(engine *e, const sl_blob *b)
   pthread_mutex_unlock(&e->lock);
 }
 
-/* Hands a full output buffer to the core; waits while it says wait. */
-static int flush(worker *w, task_run *tr, sl_rows *out)
+/* Whether a worker process's output, the attempt's last (@p last), may
+ * tell the head that the attempt ends with it: it goes out at the end of
+ * the charge, and no disk or upload of the sink's comes after it. */
+static bool ends_with(const engine *e, const task_run *tr, bool last)
+{
+  bool sink_io = tr->op == e->plan->nops - 1 && (e->plan->sink_to_disk || e->plan->sink_to_storage);
+  return last && e->remote && !sink_io && emit_point(tr->d, tr) >= 1;
+}
+
+/* Hands a full output buffer to the core; waits while it says wait. With
+ * @p last, it is the attempt's last output. */
+static int flush(worker *w, task_run *tr, sl_rows *out, bool last)
 {
   engine *e = w->e;
   int rc = 0;
   int64_t rows = (int64_t)sl_rows_count(out);
   double bytes = (double)sl_rows_bytes(out);
+  bool ends = ends_with(e, tr, last);
   pthread_mutex_lock(&e->lock);
   for (;;) {
     if (atomic_load(&w->cancel) || e->stop) {
@@ -201,7 +219,14 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
     }
     sl_part_id pid;
     sl_emit_fate fate;
-    rc = e->remote ? e->remote->emit(w, tr->id, out, &pid, &fate)
+    sl_task_record end;
+    if (ends) { /* the attempt as it ends with this output (told again after a wait) */
+      end = attempt_record(tr->d, tr, tr->start, sl__exec_now(e), SL_TASK_DONE);
+      end.rows_out += rows;
+      end.bytes_out += bytes;
+      end.parts_out++;
+    }
+    rc = e->remote ? e->remote->emit(w, tr->id, out, ends ? &end : NULL, &pid, &fate)
                    : sl_core_emit(e->core, sl__exec_now(e), tr->id, rows, bytes, &pid, &fate);
     if (rc == SL_EAGAIN) {
       /* Parking this task may have been the core's cue to let another
@@ -231,6 +256,7 @@ static int flush(worker *w, task_run *tr, sl_rows *out)
       rc = spill(w, tr, pid, out, bytes);
     if (e->remote) /* a worker process: a slot here may wait for it (the head knew of it first) */
       pthread_cond_broadcast(&e->spill_cv);
+    tr->end_told = ends && fate != SL_EMIT_SPILLED; /* a spill is written first, and its FINISHED follows */
     sl_rows_reset(out);
     tr->rows_out += rows;
     tr->bytes_out += bytes;
@@ -347,9 +373,6 @@ static int pace_to(task_run *tr, double frac)
   return sl_kernel_hold(tr->holder, tr->start_abs + tr->charge * fmin(1, frac)) ? SL_EINTR : 0;
 }
 
-/* Emits the rows of @p out as the work order cuts them: whole partitions
- * of rows_per_part rows, each at its time; with @p last, the rest too.
- * Rows of a partition not yet whole stay in @p out. */
 /* How far into its charge a task is held before its next partition goes
  * out: the set-up, then evenly over the rest, or all of it first
  * (outputs_at_end): sl_emit_share(), as the simulator paces. */
@@ -358,6 +381,10 @@ static double emit_point(const sl_decision *d, const task_run *tr)
   return sl_emit_share(d->setup_s, d->work_s, d->outputs_at_end, tr->parts_out + 1, tr->nparts);
 }
 
+/* Emits the rows of @p out as the work order cuts them: whole partitions
+ * of rows_per_part rows, each at its time; with @p last (no more rows
+ * will come), the rest too. Rows of a partition not yet whole stay in
+ * @p out. */
 static int emit_parts(worker *w, const sl_decision *d, task_run *tr, sl_rows *out, bool last)
 {
   size_t n = sl_rows_count(out), at = 0;
@@ -365,7 +392,7 @@ static int emit_parts(worker *w, const sl_decision *d, task_run *tr, sl_rows *ou
   int rc = 0;
   if (n == per || (last && n > 0 && n <= per)) { /* the common case: all of it, no copy */
     if ((rc = pace_to(tr, emit_point(d, tr))) == 0)
-      rc = flush(w, tr, out);
+      rc = flush(w, tr, out, last);
     return rc;
   }
   sl_rows part, rest;
@@ -378,7 +405,7 @@ static int emit_parts(worker *w, const sl_decision *d, task_run *tr, sl_rows *ou
       break;
     at += take;
     if ((rc = pace_to(tr, emit_point(d, tr))) == 0)
-      rc = flush(w, tr, &part);
+      rc = flush(w, tr, &part, last && at == n);
   }
   if (rc == 0 && at > 0) { /* keep the unfinished partition's rows */
     if ((rc = sl_rows_append_range(&rest, out, at, n - at)) == 0)
@@ -443,7 +470,7 @@ static int run_source(worker *w, const sl_decision *d, task_run *tr, sl_rows *ou
       rc = note_errors(w, &origin);
     done += n;
     if (rc == 0)
-      rc = emit_parts(w, d, tr, out, false);
+      rc = emit_parts(w, d, tr, out, done >= d->rows);
   }
   sl_rows_free(&chunk);
   sl_rejected_batch_free(&origin.rejected);
@@ -512,7 +539,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
       if (rc == 0)
         rc = note_errors(w, &origin);
       if (rc == 0)
-        rc = emit_parts(w, d, tr, out, false);
+        rc = emit_parts(w, d, tr, out, i == d->ninputs - 1 && at >= rows);
     }
   }
   if (whole && rc == 0) {
@@ -520,7 +547,7 @@ static int run_map(worker *w, const sl_decision *d, input_ref *in, task_run *tr,
     if (rc == 0)
       rc = note_errors(w, &origin);
     if (rc == 0)
-      rc = emit_parts(w, d, tr, out, false);
+      rc = emit_parts(w, d, tr, out, true);
   }
   sl_rows_free(&chunk);
   sl_rows_free(&loaded);
@@ -592,8 +619,9 @@ static double receive_inputs(worker *w, const sl_decision *d, input_ref *in, dou
 void sl__exec_run_task(worker *w, const sl_decision *d, double launched, input_ref *in)
 {
   engine *e = w->e;
-  task_run tr = {.id = d->task, .op = d->op, .out_blocks = d->out_blocks};
+  task_run tr = {.id = d->task, .op = d->op, .out_blocks = d->out_blocks, .d = d};
   double start = sl__exec_now(e);
+  tr.start = start;
   tr.dispatch = fmax(0, start - launched);
   sl_rows out;
   sl_rows_init(&out);
@@ -635,6 +663,8 @@ void sl__exec_run_task(worker *w, const sl_decision *d, double launched, input_r
   if (rc == 0 && w->killed)
     rc = SL_EINTR; /* written off while it ran, even if it emitted nothing */
   if (e->remote) { /* a worker process: the head tells its core and records it */
+    if (rc == 0 && tr.end_told)
+      return; /* told with its last output */
     sl_task_status st = rc == 0 ? SL_TASK_DONE : w->killed || tr.gone ? SL_TASK_CANCELLED : SL_TASK_FAILED;
     sl_task_record r = attempt_record(d, &tr, start, end, st);
     e->remote->ended(w, d, &r, rc == SL_EKERNEL && !e->stop ? SL_EKERNEL : rc);

@@ -105,6 +105,19 @@ check "a run that spills exits 0" test $? -eq 0
 check "it spilled" awk -v b="$(field spill spilled_bytes)" 'BEGIN{exit !(b > 0)}'
 check "its sink is the one-process run's" test "$(field spill sink_checksum)" = "$want"
 
+# backpressure: under streaming a small store holds outputs back (the head
+# answers HOLD, then RESUME), the last output of a task among them, which
+# tells the head the task ended only once the core took it
+"$sluice" run w.ini --cluster "$cluster" --out held --quiet --launch local --listen "$endpoint" \
+  --memory 300KB >held.log 2>&1
+check "a run whose outputs wait for room exits 0" test $? -eq 0
+held=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["waited_s"]>0{n++} END{print n+0}' held/tasks.csv)
+check "tasks waited for room ($held of them)" test "$held" -gt 0
+check "its sink is the one-process run's" test "$(field held complete)/$(field held sink_checksum)" = "1/$want"
+check "every task is recorded once, done" test "$(awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} \
+  {n[$h["task"]]++; if ($h["status"] != "done") bad++} END{for (t in n) if (n[t] != 1) bad++; print bad+0}' held/tasks.csv)" -eq 0
+check "no worker outlives it" test "$(orphans)" -eq 0
+
 # workers started by hand (any tool may start them: ssh, srun): the head waits for them
 "$sluice" run tiny.ini --cluster "$cluster" --out hand --quiet --launch none --listen "$endpoint" >hand.log 2>&1 &
 head_pid=$!

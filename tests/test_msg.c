@@ -235,6 +235,31 @@ static void test_every_kind_round_trips(void **state)
   assert_int_equal(back.u.emit.payload[1].len, 0);
   assert_memory_equal(back.u.emit.payload[2].data, "hello", 5);
 
+  /* the last output for the sink ends its attempt and goes unanswered:
+   * its end is the FINISHED that no longer follows */
+  m.u.emit.flags = SL_MSG_EMIT_ENDS | SL_MSG_EMIT_UNANSWERED;
+  m.u.emit.end = (sl_msg_finished){.task = 6, .parts_out = 1, .flags = SL_MSG_FINISHED_REAL, .rows_out = 2,
+                                   .bytes_out = 5, .run_s = 0.25, .waited_s = 0.125, .transfer_s = 1e-3,
+                                   .transfer_bytes = 7, .spill_write_s = 2, .spill_write_bytes = 3,
+                                   .spill_read_s = 4, .spill_read_bytes = 6, .spread = 1.5};
+  round_trip(&m, &back);
+  assert_int_equal(back.u.emit.flags, SL_MSG_EMIT_ENDS | SL_MSG_EMIT_UNANSWERED);
+  assert_int_equal(back.u.emit.end.task, 6);
+  assert_int_equal(back.u.emit.end.parts_out, 1);
+  assert_int_equal(back.u.emit.end.flags, SL_MSG_FINISHED_REAL);
+  assert_int_equal(back.u.emit.end.rows_out, 2);
+  assert_true(back.u.emit.end.run_s == 0.25 && back.u.emit.end.waited_s == 0.125);
+  assert_true(back.u.emit.end.transfer_bytes == 7 && back.u.emit.end.spill_read_bytes == 6);
+  assert_true(back.u.emit.end.spread == 1.5);
+  assert_int_equal(back.u.emit.npayload, 3);
+
+  /* an output to store ends its attempt too, and is answered */
+  m.u.emit.flags = SL_MSG_EMIT_ENDS;
+  m.u.emit.npayload = 0;
+  round_trip(&m, &back);
+  assert_int_equal(back.u.emit.flags, SL_MSG_EMIT_ENDS);
+  assert_int_equal(back.u.emit.npayload, 0);
+
   head(&m, SL_MSG_FINISHED);
   m.u.finished = (sl_msg_finished){.task = 4000000001u, .parts_out = 7, .flags = SL_MSG_FINISHED_REAL,
                                    .rows_out = -5, .bytes_out = 3.5,
@@ -473,9 +498,13 @@ static void test_bad_envelopes_are_refused(void **state)
   assert_refused(&f, "not a sluice message");
   f.data[0][0] = 'S';
   f.data[0][2] = SL_MSG_VERSION + 1;
-  assert_refused(&f, "message version 3, this end speaks 2: the two ends are different builds");
-  f.data[0][2] = 1; /* a build from before LOSE */
-  assert_refused(&f, "message version 1, this end speaks 2");
+  char said[128];
+  snprintf(said, sizeof said, "message version %d, this end speaks %d: the two ends are different builds",
+           SL_MSG_VERSION + 1, SL_MSG_VERSION);
+  assert_refused(&f, said);
+  f.data[0][2] = 2; /* a build from before an EMIT could end its attempt */
+  snprintf(said, sizeof said, "message version 2, this end speaks %d", SL_MSG_VERSION);
+  assert_refused(&f, said);
   f.data[0][2] = SL_MSG_VERSION;
   const uint8_t unknown[] = {0, SL_MSG_NKINDS, 200, 255};
   for (size_t i = 0; i < sizeof unknown; i++) {
@@ -604,6 +633,31 @@ static void test_bad_values_are_refused(void **state)
   assert_refused(&f, "emit: unknown fate 6");
   poke_u32(f.data[0] + SL_MSG_ENVELOPE + 28, UINT32_MAX);
   assert_refused(&f, "emit: unknown fate -1");
+  frames_free(&f);
+
+  /* what an EMIT's flags and end may not say */
+  const size_t flags_at = SL_MSG_ENVELOPE + 32, end_at = flags_at + 4;
+  sample(SL_MSG_EMIT, &m); /* an answer: STORED */
+  encode(&m, &f);
+  poke_u32(f.data[0] + flags_at, 4);
+  assert_refused(&f, "emit: unknown flag bits 0x4");
+  poke_u32(f.data[0] + flags_at, SL_MSG_EMIT_ENDS);
+  assert_refused(&f, "emit: flags 0x1 on an answer");
+  poke_u32(f.data[0] + flags_at, 0);
+  poke_u32(f.data[0] + end_at + 12, 1); /* the end's rows_out */
+  assert_refused(&f, "emit: an end, but it ends nothing");
+  frames_free(&f);
+  m.u.emit.fate = SL_MSG_FATE_ASK;
+  m.u.emit.part = SL_NONE;
+  encode(&m, &f);
+  poke_u32(f.data[0] + flags_at, SL_MSG_EMIT_UNANSWERED);
+  assert_refused(&f, "emit: unanswered, but no output for the sink with it");
+  poke_u32(f.data[0] + flags_at, SL_MSG_EMIT_ENDS);
+  poke_u32(f.data[0] + end_at, 2); /* the end's task, the EMIT's is 1 */
+  assert_refused(&f, "emit: task 1 ends task 2");
+  poke_u32(f.data[0] + end_at, 1);
+  poke_u32(f.data[0] + end_at + 8, 2); /* the end's flags */
+  assert_refused(&f, "emit: its end: unknown flag bits 0x2");
   frames_free(&f);
 
   sample(SL_MSG_FETCH, &m);

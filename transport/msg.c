@@ -48,17 +48,15 @@ static const field launch_f[] = {
     F(u.launch.share),        F(u.launch.shares),        F(u.launch.share_end),
     F(u.launch.out_blocks),
 };
-static const field emit_f[] = {F(u.emit.task),  F(u.emit.index), F(u.emit.rows),
-                               F(u.emit.bytes), F(u.emit.part),  F(u.emit.fate)};
+/* A FINISHED's fields where @p rec is: a FINISHED's own, or an EMIT's end. */
+#define FINISHED_FIELDS(rec)                                                                                   \
+  F(rec.task), F(rec.parts_out), F(rec.flags), F(rec.rows_out), F(rec.bytes_out), F(rec.run_s), F(rec.waited_s), \
+      F(rec.transfer_s), F(rec.transfer_bytes), F(rec.spill_write_s), F(rec.spill_write_bytes),                   \
+      F(rec.spill_read_s), F(rec.spill_read_bytes), F(rec.spread)
+static const field emit_f[] = {F(u.emit.task), F(u.emit.index), F(u.emit.rows),  F(u.emit.bytes),
+                               F(u.emit.part), F(u.emit.fate),  F(u.emit.flags), FINISHED_FIELDS(u.emit.end)};
 static const field task_f[] = {F(u.task.task)};
-static const field finished_f[] = {
-    F(u.finished.task),          F(u.finished.parts_out),         F(u.finished.flags),
-    F(u.finished.rows_out),
-    F(u.finished.bytes_out),     F(u.finished.run_s),             F(u.finished.waited_s),
-    F(u.finished.transfer_s),    F(u.finished.transfer_bytes),    F(u.finished.spill_write_s),
-    F(u.finished.spill_write_bytes), F(u.finished.spill_read_s),  F(u.finished.spill_read_bytes),
-    F(u.finished.spread),
-};
+static const field finished_f[] = {FINISHED_FIELDS(u.finished)};
 static const field plan_f[] = {F(u.plan.slots), F(u.plan.argc)};
 static const field failed_f[] = {F(u.failed.task), F(u.failed.op), F(u.failed.node), F(u.failed.code)};
 static const field heartbeat_f[] = {F(u.heartbeat.seq)};
@@ -213,6 +211,40 @@ static int check_plan(const sl_msg_plan *p, char *err, size_t errlen)
   return 0;
 }
 
+static int check_finished_flags(const sl_msg_finished *f, const char *what, char *err, size_t errlen)
+{
+  if (f->flags & ~SL_MSG_FINISHED_REAL)
+    return sl__msg_fail(SL_EPROTO, err, errlen, "%s: unknown flag bits 0x%x", what, f->flags & ~SL_MSG_FINISHED_REAL);
+  return 0;
+}
+
+/* Whether every field of @p f is zero (an EMIT's end when it ends nothing). */
+static bool finished_zero(const sl_msg_finished *f)
+{
+  return !f->task && !f->parts_out && !f->flags && !f->rows_out && !f->bytes_out && !f->run_s && !f->waited_s &&
+         !f->transfer_s && !f->transfer_bytes && !f->spill_write_s && !f->spill_write_bytes && !f->spill_read_s &&
+         !f->spill_read_bytes && !f->spread;
+}
+
+/* An EMIT's flags and end: only a worker's ASK ends its attempt or goes
+ * unanswered, only an output for the sink (its bytes with it) goes
+ * unanswered, and the end is its own task's, or zero. */
+static int check_emit_flags(const sl_msg_emit *q, char *err, size_t errlen)
+{
+  const uint32_t known_flags = SL_MSG_EMIT_ENDS | SL_MSG_EMIT_UNANSWERED;
+  if (q->flags & ~known_flags)
+    return sl__msg_fail(SL_EPROTO, err, errlen, "emit: unknown flag bits 0x%x", q->flags & ~known_flags);
+  if (q->flags && q->fate != SL_MSG_FATE_ASK)
+    return sl__msg_fail(SL_EPROTO, err, errlen, "emit: flags 0x%x on an answer (fate %d)", q->flags, (int)q->fate);
+  if ((q->flags & SL_MSG_EMIT_UNANSWERED) && q->npayload == 0)
+    return sl__msg_fail(SL_EPROTO, err, errlen, "emit: unanswered, but no output for the sink with it");
+  if (!(q->flags & SL_MSG_EMIT_ENDS))
+    return finished_zero(&q->end) ? 0 : sl__msg_fail(SL_EPROTO, err, errlen, "emit: an end, but it ends nothing");
+  if (q->end.task != q->task)
+    return sl__msg_fail(SL_EPROTO, err, errlen, "emit: task %u ends task %u", q->task, q->end.task);
+  return check_finished_flags(&q->end, "emit: its end", err, errlen);
+}
+
 /* What the struct can hold and a sender never sends. */
 static int check(const sl_msg *m, char *err, size_t errlen)
 {
@@ -241,12 +273,9 @@ static int check(const sl_msg *m, char *err, size_t errlen)
     if (m->u.emit.npayload > 0 && m->u.emit.fate != SL_MSG_FATE_ASK)
       return sl__msg_fail(SL_EPROTO, err, errlen, "emit: payload frames with an answer (fate %d)",
                           (int)m->u.emit.fate);
-    return 0;
+    return check_emit_flags(&m->u.emit, err, errlen);
   case SL_MSG_FINISHED:
-    if (m->u.finished.flags & ~SL_MSG_FINISHED_REAL)
-      return sl__msg_fail(SL_EPROTO, err, errlen, "finished: unknown flag bits 0x%x",
-                          m->u.finished.flags & ~SL_MSG_FINISHED_REAL);
-    return 0;
+    return check_finished_flags(&m->u.finished, "finished", err, errlen);
   case SL_MSG_FAILED:
     return check_string(m->u.failed.why, SL_MSG_WHY_MAX, "failed: the reason", err, errlen);
   case SL_MSG_PLAN:

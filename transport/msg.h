@@ -40,8 +40,9 @@
 #include "models/error.h"
 
 /** @brief The version every header carries; a header of another is refused.
- *  2: LOSE added (a head and its workers must be one build). */
-#define SL_MSG_VERSION 2
+ *  2: LOSE added (a head and its workers must be one build). 3: an EMIT
+ *  may end its attempt and go unanswered. */
+#define SL_MSG_VERSION 3
 
 /** @brief Bytes of the envelope that starts every header. */
 #define SL_MSG_ENVELOPE 16
@@ -137,31 +138,17 @@ typedef struct {
   char endpoint[SL_MSG_ENDPOINT_MAX + 1];
 } sl_msg_peer;
 
-/**
- * @brief EMIT. Fields: task u32, index u32, rows i64, bytes f64, part u32,
- *        fate i32. From a worker: output @c index (from 1) of @c task, part
- *        SL_NONE, fate ASK. The head answers with the same message, the
- *        partition's id and its fate. An output of the last operator goes
- *        to the head's sink as it is emitted, so its ASK carries its bytes
- *        (executor/part_wire.h) in up to SL_MSG_EMIT_MAX_PAYLOAD frames,
- *        which may be empty.
- */
-typedef struct {
-  sl_task_id task;
-  uint32_t index;
-  int64_t rows;
-  double bytes;
-  sl_part_id part;
-  sl_msg_fate fate;
-  int npayload;                                 /**< frames after the header: 0, or with fate ASK up to
-                                                     SL_MSG_EMIT_MAX_PAYLOAD */
-  sl_msg_part payload[SL_MSG_EMIT_MAX_PAYLOAD]; /**< borrowed: from the frames decoded, or the sender's */
-} sl_msg_emit;
+/** @brief An EMIT that ends its attempt: @c end is the attempt's FINISHED.
+ *  The head finishes the attempt once its core takes the output to store
+ *  or discard, and no FINISHED follows; one held (fate HOLD) is sent again,
+ *  still ending; one to spill is written first, and a FINISHED follows, as
+ *  without the flag. */
+#define SL_MSG_EMIT_ENDS 1u
 
-/** @brief CANCEL, RESUME. Field: task u32. */
-typedef struct {
-  sl_task_id task;
-} sl_msg_task;
+/** @brief An EMIT whose worker waits for no answer, and the head sends
+ *  none: an output for the sink, whose bytes come with it and which the
+ *  core takes as it comes (it never holds one). */
+#define SL_MSG_EMIT_UNANSWERED 2u
 
 /**
  * @brief FINISHED. Fields: task u32, parts_out u32, flags u32 (bit
@@ -185,6 +172,40 @@ typedef struct {
 
 /** @brief A FINISHED whose worker ran a kernel that takes its own time. */
 #define SL_MSG_FINISHED_REAL 1u
+
+/**
+ * @brief EMIT. Fields: task u32, index u32, rows i64, bytes f64, part u32,
+ *        fate i32, flags u32, then a FINISHED's fields (@c end). From a
+ *        worker: output @c index (from 1) of @c task, part SL_NONE, fate
+ *        ASK. The head answers with the same message, the partition's id
+ *        and its fate, flags 0 and @c end zero. An output of the last
+ *        operator goes to the head's sink as it is emitted, so its ASK
+ *        carries its bytes (executor/part_wire.h) in up to
+ *        SL_MSG_EMIT_MAX_PAYLOAD frames, which may be empty, and is
+ *        UNANSWERED. The last output of an attempt that ends with it ENDS
+ *        the attempt, @c end then saying what its FINISHED would (its task
+ *        that of the EMIT); without ENDS @c end is zero. With both, a task
+ *        whose one output goes to the sink costs two messages, its LAUNCH
+ *        and this EMIT, where it cost four (an answer and a FINISHED).
+ */
+typedef struct {
+  sl_task_id task;
+  uint32_t index;
+  int64_t rows;
+  double bytes;
+  sl_part_id part;
+  sl_msg_fate fate;
+  uint32_t flags;                               /**< SL_MSG_EMIT_ENDS, SL_MSG_EMIT_UNANSWERED */
+  sl_msg_finished end;                          /**< with SL_MSG_EMIT_ENDS, the attempt's end */
+  int npayload;                                 /**< frames after the header: 0, or with fate ASK up to
+                                                     SL_MSG_EMIT_MAX_PAYLOAD */
+  sl_msg_part payload[SL_MSG_EMIT_MAX_PAYLOAD]; /**< borrowed: from the frames decoded, or the sender's */
+} sl_msg_emit;
+
+/** @brief CANCEL, RESUME. Field: task u32. */
+typedef struct {
+  sl_task_id task;
+} sl_msg_task;
 
 /** @brief Longest reason a FAILED carries, NUL excluded. */
 #define SL_MSG_WHY_MAX 512
