@@ -1362,6 +1362,49 @@ static void test_plus_consumer_room_before_sources(void **state)
   sl_cluster_free(&cl);
 }
 
+/* Zoo seed 1 case 16: 83 cheap sources of four 2 MiB rows for a 1-CPU
+ * filter of 5.7 s a row, on one node of 64 CPUs whose store holds the
+ * whole job's data three times over. Held to their share of the bound's
+ * allocation the sources came a few at a time while CPUs idled for input
+ * (78.6% of the bound under the simulator); nothing else waiting and no
+ * store to fill, they all start at once. */
+static void test_plus_sources_run_ahead_where_stores_cannot_fill(void **state)
+{
+  (void)state;
+  sl_workload w = {0};
+  w.target_partition_bytes = 64 * MB;
+  sl_op_spec *src = add_op(&w, "gen", SL_OP_SOURCE, 0.25, 0);
+  src->tasks = 83;
+  src->rows_per_task = 4;
+  src->out_row_bytes = 2 * MB;
+  src->time_per_row = 1.237;
+  sl_op_spec *f = add_op(&w, "filter", SL_OP_MAP, 1, 0);
+  f->rows_out_per_row = 0.5;
+  f->out_row_bytes = 256 * 1024;
+  f->time_per_row = 5.692;
+  sl_op_spec *t = add_op(&w, "transform", SL_OP_MAP, 0.99, 0);
+  t->out_row_bytes = 32 * 1024;
+  t->time_per_task = 0.446;
+  t->time_per_row = 2.402;
+  sl_plan plan;
+  build(&plan, &w);
+  sl_cluster cl;
+  one_node(&cl, 64, 0, 2112 * MB);
+  cl.groups[0].cpu_speed = 1.3; /* speeds are read from the group */
+  sl_bound bd;
+  assert_int_equal(sl_bound_compute(&plan, &cl, &bd), 0);
+  sl_core_opts o = model("streaming-plus");
+  harness h = {0};
+  double jct = h_run(&h, &plan, &cl, &o, 1e6);
+  assert_float_equal(h_delivered(&h), plan.sink_rows, 1e-6);
+  fprintf(stderr, "  %d sources at once at most; %.1f s, %.0f%% of the %.1f s bound\n", h.max_running[0], jct,
+          100 * bd.jct_s / jct, bd.jct_s);
+  assert_int_equal(h.max_running[0], 83);
+  assert_true(bd.jct_s / jct > 0.8);
+  h_free(&h);
+  sl_cluster_free(&cl);
+}
+
 /* A memory-bound job (zoo seed 1 case 44, smaller): sources of 3.3 MB on
  * stores of 48 MB, for a consumer of 2-row batches. streaming-plus holds
  * the sources to the stores where nodes have no disk, and spills rather
@@ -1902,6 +1945,7 @@ int main(void)
     cmocka_unit_test(test_plus_batches_by_speed),
     cmocka_unit_test(test_plus_starts_long_sources_early),
     cmocka_unit_test(test_plus_consumer_room_before_sources),
+    cmocka_unit_test(test_plus_sources_run_ahead_where_stores_cannot_fill),
     cmocka_unit_test(test_plus_spills_only_with_a_disk),
     cmocka_unit_test(test_deterministic),
     cmocka_unit_test(test_plus_leaves_pinned_group),
