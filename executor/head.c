@@ -393,21 +393,20 @@ static void welcome(head *h, int node)
  * delivered partition can be lost with its node. */
 static int stash_sink_rows(head *h, const sl_msg_emit *q, char *err, size_t errlen)
 {
-  size_t len = 0;
+  uint64_t total = 0, at = 0;
   for (int i = 0; i < q->npayload; i++)
-    len += q->payload[i].len;
-  uint8_t *buf = malloc(len ? len : 1);
-  if (!buf) {
+    total += q->payload[i].len;
+  sl_part_wire_reader r; /* from the frames straight into the rows: one copy */
+  sl_part_wire_reader_init(&r, &h->sink_rows);
+  int rc = 0;
+  for (int i = 0; i < q->npayload && rc == 0; i++) {
+    if (q->payload[i].len)
+      rc = sl_part_wire_reader_put(&r, total, at, q->payload[i].data, q->payload[i].len, err, errlen);
+    at += q->payload[i].len;
+  }
+  if (rc == SL_ENOMEM)
     snprintf(err, errlen, "out of memory");
-    return SL_ENOMEM;
-  }
-  for (int i = 0, at = 0; i < q->npayload; i++) {
-    memcpy(buf + at, q->payload[i].data, q->payload[i].len);
-    at += (int)q->payload[i].len;
-  }
-  int rc = sl_part_wire_decode(buf, len, &h->sink_rows, err, errlen);
-  free(buf);
-  return rc;
+  return rc ? rc : sl_part_wire_reader_end(&r, err, errlen);
 }
 
 static void deliver(head *h, const sl_decision *d)

@@ -1,6 +1,7 @@
 /* A partition on the wire: header, records, payloads (part_wire.h). */
 #include "part_wire.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,39 +34,98 @@ size_t sl_part_wire_size(const sl_rows *rows)
   return SL_PART_WIRE_HEADER + rows->count * sizeof(sl_row) + rows->bytes;
 }
 
-int sl_part_wire_decode(const void *buf, size_t len, sl_rows *out, char *err, size_t errlen)
+void sl_part_wire_reader_init(sl_part_wire_reader *r, sl_rows *out)
 {
-  const uint8_t *p = buf;
+  *r = (sl_part_wire_reader){.out = out, .total = UINT64_MAX};
   sl_rows_reset(out);
-  if (len < SL_PART_WIRE_HEADER) {
-    snprintf(err, errlen, "a partition of %zu bytes, shorter than its header", len);
+}
+
+/* The header is in: the sizes it says must add up to the partition's,
+ * and the rows get room for them. */
+static int open_rows(sl_part_wire_reader *r, char *err, size_t errlen)
+{
+  r->count = get_u64(r->hdr);
+  r->bytes = get_u64(r->hdr + 8);
+  uint64_t body = r->total - SL_PART_WIRE_HEADER;
+  if (r->count > body / sizeof(sl_row) || r->bytes != body - r->count * sizeof(sl_row)) {
+    snprintf(err, errlen, "a partition of %llu bytes that says %llu rows of %llu payload bytes",
+             (unsigned long long)r->total, (unsigned long long)r->count, (unsigned long long)r->bytes);
     return SL_EPROTO;
   }
-  uint64_t count = get_u64(p), bytes = get_u64(p + 8);
-  uint64_t body = len - SL_PART_WIRE_HEADER;
-  if (count > body / sizeof(sl_row) || bytes != body - count * sizeof(sl_row)) {
-    snprintf(err, errlen, "a partition of %zu bytes that says %llu rows of %llu payload bytes", len,
-             (unsigned long long)count, (unsigned long long)bytes);
-    return SL_EPROTO;
-  }
-  const uint8_t *rec = p + SL_PART_WIRE_HEADER, *data = rec + count * sizeof(sl_row);
-  if (sl_rows_reserve(out, (size_t)count, (size_t)bytes) < 0)
+  void *rec, *pay;
+  if (sl_rows_open_raw(r->out, (size_t)r->count, (size_t)r->bytes, &rec, &pay) < 0)
     return SL_ENOMEM;
-  uint64_t off = 0;
-  for (uint64_t i = 0; i < count; i++) {
-    sl_row r;
-    memcpy(&r, rec + i * sizeof r, sizeof r);
-    if (r.off != off || r.len > bytes - off) {
-      snprintf(err, errlen, "row %llu of a partition: its payload is not where the rows before it end",
-               (unsigned long long)i);
-      sl_rows_reset(out);
+  r->records = rec;
+  r->payload = pay;
+  return 0;
+}
+
+/* Copies what of @p data (at partition offset @p at) falls in the region
+ * [@p from, @p from + @p n) of the partition to @p dst, at the same place. */
+static void copy_region(uint8_t *dst, uint64_t from, uint64_t n, uint64_t at, const uint8_t *data, size_t len)
+{
+  uint64_t lo = at > from ? at : from, hi = at + len < from + n ? at + len : from + n;
+  if (lo < hi)
+    memcpy(dst + (lo - from), data + (lo - at), (size_t)(hi - lo));
+}
+
+int sl_part_wire_reader_put(sl_part_wire_reader *r, uint64_t total, uint64_t offset, const void *data, size_t len,
+                            char *err, size_t errlen)
+{
+  if (r->total == UINT64_MAX) {
+    if (total < SL_PART_WIRE_HEADER) {
+      snprintf(err, errlen, "a partition of %llu bytes, shorter than its header", (unsigned long long)total);
       return SL_EPROTO;
     }
-    if (sl_rows_append(out, r.id, r.split, data + off, r.len) < 0) {
-      sl_rows_reset(out);
-      return SL_ENOMEM;
-    }
-    off += r.len;
+    r->total = total;
+  }
+  if (total != r->total || offset != r->got || len > r->total - r->got) {
+    snprintf(err, errlen, "bytes %llu to %llu of a partition of %llu bytes, after %llu", (unsigned long long)offset,
+             (unsigned long long)(offset + len), (unsigned long long)total, (unsigned long long)r->got);
+    return SL_EPROTO;
+  }
+  const uint8_t *p = data;
+  bool had_header = r->got >= SL_PART_WIRE_HEADER;
+  copy_region(r->hdr, 0, SL_PART_WIRE_HEADER, offset, p, len);
+  r->got += len;
+  int rc = 0;
+  if (!had_header && r->got >= SL_PART_WIRE_HEADER && (rc = open_rows(r, err, errlen)) != 0)
+    return rc;
+  if (r->got >= SL_PART_WIRE_HEADER) {
+    uint64_t rec_bytes = r->count * sizeof(sl_row);
+    copy_region(r->records, SL_PART_WIRE_HEADER, rec_bytes, offset, p, len);
+    copy_region(r->payload, SL_PART_WIRE_HEADER + rec_bytes, r->bytes, offset, p, len);
   }
   return 0;
+}
+
+int sl_part_wire_reader_end(sl_part_wire_reader *r, char *err, size_t errlen)
+{
+  if (r->total == UINT64_MAX || r->got < SL_PART_WIRE_HEADER) {
+    snprintf(err, errlen, "a partition of %llu bytes, shorter than its header",
+             (unsigned long long)(r->total == UINT64_MAX ? 0 : r->total));
+    sl_rows_reset(r->out);
+    return SL_EPROTO;
+  }
+  if (r->got != r->total) {
+    snprintf(err, errlen, "a partition of %llu bytes cut at %llu", (unsigned long long)r->total,
+             (unsigned long long)r->got);
+    sl_rows_reset(r->out);
+    return SL_EPROTO;
+  }
+  size_t bad;
+  if (sl_rows_commit_raw(r->out, (size_t)r->count, (size_t)r->bytes, &bad) != 0) {
+    snprintf(err, errlen, "row %llu of a partition: its payload is not where the rows before it end",
+             (unsigned long long)bad);
+    return SL_EPROTO;
+  }
+  return 0;
+}
+
+int sl_part_wire_decode(const void *buf, size_t len, sl_rows *out, char *err, size_t errlen)
+{
+  sl_part_wire_reader r;
+  sl_part_wire_reader_init(&r, out);
+  int rc = len ? sl_part_wire_reader_put(&r, len, 0, buf, len, err, errlen) : 0;
+  return rc ? rc : sl_part_wire_reader_end(&r, err, errlen);
 }

@@ -197,11 +197,17 @@ static int remote_emit(worker *w, sl_task_id task, sl_rows *out, const sl_task_r
   return w->answer_rc;
 }
 
+/* A fetch's destination: the partition's rows, through a reader. */
+static int put_rows(void *ctx, uint64_t total, uint64_t offset, const void *data, size_t len, char *err,
+                    size_t errlen)
+{
+  return sl_part_wire_reader_put(ctx, total, offset, data, len, err, errlen);
+}
+
 /* The bytes of partition @p part from node @p from's worker into @p out:
  * a partition its producer has not stored yet is asked for again until
  * the timeout. */
-static int fetch_one(proc *p, worker *w, int from, sl_part_id part, double hint, sl_rows *out, char *err,
-                     size_t errlen)
+static int fetch_one(proc *p, worker *w, int from, sl_part_id part, sl_rows *out, char *err, size_t errlen)
 {
   slot_state *st = w->remote;
   char endpoint[SL_MSG_ENDPOINT_MAX + 1];
@@ -224,32 +230,24 @@ static int fetch_one(proc *p, worker *w, int from, sl_part_id part, double hint,
       return SL_EIO;
     snprintf(st->client_endpoint[from], sizeof st->client_endpoint[from], "%s", endpoint);
   }
-  size_t cap = (size_t)fmax(1 << 16, 2 * hint + 4096), len = 0;
-  void *buf = malloc(cap);
   double give_up = now_s() + p->fetch_timeout_ms / 1000.0;
-  int rc = buf ? SL_EAGAIN : SL_ENOMEM;
-  while (buf && rc != 0 && !atomic_load(&w->cancel) && !p->e.stop) {
-    rc = sl_xfer_fetch(st->client[from], part, buf, cap, &len, err, errlen);
-    if (rc == SL_EINVAL && len > cap) { /* larger than the guess: its size is known now */
-      void *bigger = realloc(buf, len);
-      if (!bigger) {
-        rc = SL_ENOMEM;
-        break;
-      }
-      buf = bigger;
-      cap = len;
-      continue;
-    }
+  int rc = SL_EAGAIN;
+  size_t len = 0;
+  while (rc != 0 && !atomic_load(&w->cancel) && !p->e.stop) {
+    /* straight into the rows, one copy out of ZeroMQ's buffers */
+    sl_part_wire_reader reader;
+    sl_part_wire_reader_init(&reader, out);
+    sl_xfer_dest into_rows = {put_rows, &reader};
+    rc = sl_xfer_fetch_to(st->client[from], part, &into_rows, &len, err, errlen);
+    if (rc == 0)
+      rc = sl_part_wire_reader_end(&reader, err, errlen);
     if (rc != SL_ENOENT || now_s() > give_up)
       break;
     struct timespec nap = {0, 1000000}; /* stored on its node a moment after the head knew of it */
     nanosleep(&nap, NULL);
   }
-  if (rc == 0)
-    rc = sl_part_wire_decode(buf, len, out, err, errlen);
-  else if (rc == SL_ENOMEM)
+  if (rc == SL_ENOMEM)
     snprintf(err, errlen, "out of memory for input partition %u", part);
-  free(buf);
   return rc;
 }
 
@@ -289,7 +287,7 @@ static int remote_fetch(worker *w, const sl_decision *d, input_ref *in, double *
       continue;
     }
     in[i].remote = true;
-    rc = fetch_one(p, w, in[i].node, in[i].part, in[i].bytes, &in[i].fetched, err, sizeof err);
+    rc = fetch_one(p, w, in[i].node, in[i].part, &in[i].fetched, err, sizeof err);
     in[i].mem = &in[i].fetched;
   }
   *took = now_s() - t0;

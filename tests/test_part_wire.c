@@ -125,11 +125,64 @@ static void test_what_is_not_a_partition_is_refused(void **state)
   sl_rows_free(&rows);
 }
 
+/* Feeds the @p len bytes at @p buf to a reader in pieces of @p piece. */
+static int read_in_pieces(const uint8_t *buf, size_t len, size_t piece, sl_rows *out, char *err, size_t errlen)
+{
+  sl_part_wire_reader r;
+  sl_part_wire_reader_init(&r, out);
+  for (size_t at = 0; at < len; at += piece) {
+    size_t n = len - at < piece ? len - at : piece;
+    int rc = sl_part_wire_reader_put(&r, len, at, buf + at, n, err, errlen);
+    if (rc)
+      return rc;
+  }
+  return sl_part_wire_reader_end(&r, err, errlen);
+}
+
+/* A partition read as it arrives, in pieces of any size (chunks that cut
+ * the header, a record or a payload anywhere), is the partition sent; and
+ * pieces out of order, of another partition or too few are refused. */
+static void test_read_in_pieces(void **state)
+{
+  (void)state;
+  sl_rows rows, back;
+  sample_rows(&rows, 30);
+  sl_rows_init(&back);
+  size_t len;
+  uint8_t *buf = flatten(&rows, &len);
+  char err[200];
+  const size_t pieces[] = {1, 3, 7, 16, 17, 24, 100, 4096};
+  for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+    assert_int_equal(read_in_pieces(buf, len, pieces[k], &back, err, sizeof err), 0);
+    assert_int_equal(sl_rows_count(&back), 30);
+    assert_int_equal(sl_rows_bytes(&back), sl_rows_bytes(&rows));
+    for (size_t i = 0; i < 30; i++) {
+      assert_int_equal(sl_rows_id(&back, i), sl_rows_id(&rows, i));
+      assert_int_equal(sl_rows_len(&back, i), sl_rows_len(&rows, i));
+      if (sl_rows_len(&rows, i))
+        assert_memory_equal(sl_rows_payload(&back, i), sl_rows_payload(&rows, i), sl_rows_len(&rows, i));
+    }
+  }
+  sl_part_wire_reader r;
+  sl_part_wire_reader_init(&r, &back);
+  assert_int_equal(sl_part_wire_reader_put(&r, len, 0, buf, 20, err, sizeof err), 0);
+  assert_int_equal(sl_part_wire_reader_put(&r, len, 21, buf + 21, 5, err, sizeof err), SL_EPROTO);
+  assert_non_null(strstr(err, "after 20"));
+  assert_int_equal(sl_part_wire_reader_put(&r, len + 1, 20, buf + 20, 5, err, sizeof err), SL_EPROTO);
+  assert_int_equal(sl_part_wire_reader_end(&r, err, sizeof err), SL_EPROTO);
+  assert_non_null(strstr(err, "cut at 20"));
+  assert_int_equal(sl_rows_count(&back), 0);
+  free(buf);
+  sl_rows_free(&rows);
+  sl_rows_free(&back);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_round_trip),
     cmocka_unit_test(test_what_is_not_a_partition_is_refused),
+    cmocka_unit_test(test_read_in_pieces),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,7 +104,29 @@ static sl_xfer_client *client_new(void *zctx, const char *endpoint, uint32_t chu
   return c;
 }
 
-/* Fetches partition @p part into a fresh buffer and compares it with @p want. */
+/* A destination that checks the bytes come in order from 0 and compares
+ * them with what was published. */
+typedef struct {
+  const uint8_t *want;
+  size_t n, next;
+} in_order;
+
+static int put_in_order(void *ctx, uint64_t total, uint64_t offset, const void *data, size_t len, char *err,
+                        size_t errlen)
+{
+  in_order *o = ctx;
+  if (total != o->n || offset != o->next || len == 0 || len > o->n - o->next ||
+      memcmp(data, o->want + offset, len) != 0) {
+    snprintf(err, errlen, "bytes %llu+%zu of %llu, expected at %zu of %zu", (unsigned long long)offset, len,
+             (unsigned long long)total, o->next, o->n);
+    return SL_EPROTO;
+  }
+  o->next += len;
+  return 0;
+}
+
+/* Fetches partition @p part into a fresh buffer and compares it with
+ * @p want; then again through a destination that takes it piece by piece. */
 static void fetch_and_check(sl_xfer_client *c, sl_part_id part, const uint8_t *want, size_t n)
 {
   uint8_t *got = malloc(n ? n : 1);
@@ -117,6 +139,21 @@ static void fetch_and_check(sl_xfer_client *c, sl_part_id part, const uint8_t *w
   assert_int_equal(len, n);
   assert_memory_equal(got, want, n);
   free(got);
+  in_order o = {want, n, 0};
+  sl_xfer_dest d = {put_in_order, &o};
+  if ((rc = sl_xfer_fetch_to(c, part, &d, &len, err, sizeof err)) != 0)
+    fail_msg("fetch of partition %u (%zu bytes) to a destination: %s", part, n, err);
+  assert_int_equal(len, n);
+  assert_int_equal(o.next, n);
+}
+
+/* A destination that takes nothing: its refusal ends the fetch. */
+static int put_nothing(void *ctx, uint64_t total, uint64_t offset, const void *data, size_t len, char *err,
+                       size_t errlen)
+{
+  (void)ctx, (void)total, (void)offset, (void)data, (void)len;
+  snprintf(err, errlen, "not what this takes");
+  return SL_EPROTO;
 }
 
 /* Every size over @p endpoint: published, fetched twice (a second fetch
@@ -469,6 +506,13 @@ static void test_failed_fetches(void **state)
   assert_int_equal(sl_xfer_fetch(c, 1, buf, 9999, &len, err, sizeof err), SL_EINVAL);
   assert_int_equal(len, 10000);
   assert_non_null(strstr(err, "10000 bytes, more than the buffer's 9999"));
+  fetch_and_check(c, 1, data, 10000);
+
+  /* a destination that refuses the bytes ends the fetch with its refusal */
+  sl_xfer_dest none = {put_nothing, NULL};
+  assert_int_equal(sl_xfer_fetch_to(c, 1, &none, &len, err, sizeof err), SL_EPROTO);
+  assert_non_null(strstr(err, "not what this takes"));
+  assert_false(sl_xfer_fetching(c));
   fetch_and_check(c, 1, data, 10000);
 
   /* one fetch at a time */

@@ -298,7 +298,8 @@ struct sl_xfer_client {
   bool busy;
   sl_part_id part;
   uint32_t tag;
-  uint8_t *buf;
+  sl_xfer_dest dest; /* where the fetch under way puts its bytes */
+  uint8_t *buf;      /* sl_xfer_fetch_start()'s buffer, its dest's */
   size_t cap;
   uint64_t total;    /* UINT64_MAX until the first chunk says */
   uint64_t received; /* bytes in, from 0: the next chunk's offset */
@@ -378,20 +379,41 @@ static int ask(sl_xfer_client *c, uint64_t offset, uint32_t credit, char *err, s
   return rc;
 }
 
-int sl_xfer_fetch_start(sl_xfer_client *c, sl_part_id part, void *buf, size_t cap, char *err, size_t errlen)
+int sl_xfer_fetch_start_to(sl_xfer_client *c, sl_part_id part, const sl_xfer_dest *dest, char *err, size_t errlen)
 {
   if (c->busy)
     return sl__msg_fail(SL_ESTATE, err, errlen, "partition %u: a fetch of %u is under way", part, c->part);
   c->part = part;
   c->tag++;
-  c->buf = buf;
-  c->cap = cap;
+  c->dest = *dest;
   c->total = UINT64_MAX;
   c->received = 0;
   c->asked = (uint64_t)c->o.window * c->o.chunk_bytes;
   int rc = ask(c, 0, c->o.window, err, errlen);
   c->busy = rc == 0;
   return rc;
+}
+
+/* The destination of sl_xfer_fetch_start(): the client's buffer. */
+static int put_in_buffer(void *ctx, uint64_t total, uint64_t offset, const void *data, size_t len, char *err,
+                         size_t errlen)
+{
+  sl_xfer_client *c = ctx;
+  if (total > c->cap)
+    return sl__msg_fail(SL_EINVAL, err, errlen, "partition %u: %llu bytes, more than the buffer's %zu", c->part,
+                        (unsigned long long)total, c->cap);
+  memcpy(c->buf + offset, data, len);
+  return 0;
+}
+
+int sl_xfer_fetch_start(sl_xfer_client *c, sl_part_id part, void *buf, size_t cap, char *err, size_t errlen)
+{
+  if (c->busy)
+    return sl__msg_fail(SL_ESTATE, err, errlen, "partition %u: a fetch of %u is under way", part, c->part);
+  c->buf = buf;
+  c->cap = cap;
+  sl_xfer_dest d = {put_in_buffer, c};
+  return sl_xfer_fetch_start_to(c, part, &d, err, errlen);
 }
 
 /* Ends the fetch under way with @p code. */
@@ -410,23 +432,21 @@ static int take(sl_xfer_client *c, const sl_msg_chunk *k, size_t *len, char *err
   if (k->status < 0)
     return sl__msg_fail(SL_EPROTO, err, errlen, "partition %u: the server refused the request: %s", c->part,
                         sl_strerror(k->status));
-  if (c->total == UINT64_MAX) {
+  if (c->total == UINT64_MAX)
     c->total = k->total;
-    if (c->total > c->cap) {
-      *len = (size_t)(c->total < SIZE_MAX ? c->total : SIZE_MAX);
-      return sl__msg_fail(SL_EINVAL, err, errlen, "partition %u: %llu bytes, more than the buffer's %zu", c->part,
-                          (unsigned long long)c->total, c->cap);
-    }
-  }
   if (k->total != c->total)
     return sl__msg_fail(SL_EPROTO, err, errlen, "partition %u: a chunk says %llu bytes, the first said %llu",
                         c->part, (unsigned long long)k->total, (unsigned long long)c->total);
   if (k->offset != c->received)
     return sl__msg_fail(SL_EPROTO, err, errlen, "partition %u: a chunk at byte %llu, expected %llu", c->part,
                         (unsigned long long)k->offset, (unsigned long long)c->received);
-  size_t at = (size_t)k->offset;
+  uint64_t at = k->offset;
   for (int i = 0; i < k->npayload; i++) { /* none for an empty partition, whose buffer may be NULL */
-    memcpy(c->buf + at, k->payload[i].data, k->payload[i].len);
+    int rc = c->dest.put(c->dest.ctx, c->total, at, k->payload[i].data, k->payload[i].len, err, errlen);
+    if (rc == SL_EINVAL) /* too large for it: the size, for a larger one */
+      *len = (size_t)(c->total < SIZE_MAX ? c->total : SIZE_MAX);
+    if (rc)
+      return rc;
     at += k->payload[i].len;
   }
   c->received += k->len;
@@ -483,9 +503,10 @@ static double now_ms(void)
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-int sl_xfer_fetch(sl_xfer_client *c, sl_part_id part, void *buf, size_t cap, size_t *len, char *err, size_t errlen)
+/* Steps the fetch just started (@p rc its start's) until it ends, or no
+ * chunk came for the options' timeout. */
+static int fetch_until_done(sl_xfer_client *c, sl_part_id part, int rc, size_t *len, char *err, size_t errlen)
 {
-  int rc = sl_xfer_fetch_start(c, part, buf, cap, err, errlen);
   double last = now_ms();
   uint64_t seen = c->chunks;
   while (rc == 0) {
@@ -504,4 +525,15 @@ int sl_xfer_fetch(sl_xfer_client *c, sl_part_id part, void *buf, size_t cap, siz
     }
   }
   return rc;
+}
+
+int sl_xfer_fetch(sl_xfer_client *c, sl_part_id part, void *buf, size_t cap, size_t *len, char *err, size_t errlen)
+{
+  return fetch_until_done(c, part, sl_xfer_fetch_start(c, part, buf, cap, err, errlen), len, err, errlen);
+}
+
+int sl_xfer_fetch_to(sl_xfer_client *c, sl_part_id part, const sl_xfer_dest *dest, size_t *len, char *err,
+                     size_t errlen)
+{
+  return fetch_until_done(c, part, sl_xfer_fetch_start_to(c, part, dest, err, errlen), len, err, errlen);
 }

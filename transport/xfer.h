@@ -147,11 +147,29 @@ void sl_xfer_client_free(sl_xfer_client *c);
 void *sl_xfer_client_socket(sl_xfer_client *c);
 
 /**
- * @brief Starts fetching partition @p part into @p buf, @p cap bytes
- *        (borrowed until the fetch ends). One fetch at a time per client.
+ * @brief Where a fetch puts what it receives: @c put takes bytes
+ *        [@p offset, @p offset + @p len) of a partition of @p total bytes,
+ *        in order from 0 (none for an empty partition), and copies them
+ *        where they belong; 0, or a code that ends the fetch with it
+ *        (SL_EINVAL: larger than the destination takes, SL_EPROTO: not
+ *        what it takes, SL_ENOMEM), why in @p err.
+ */
+typedef struct {
+  int (*put)(void *ctx, uint64_t total, uint64_t offset, const void *data, size_t len, char *err, size_t errlen);
+  void *ctx;
+} sl_xfer_dest;
+
+/**
+ * @brief Starts fetching partition @p part into @p dest (borrowed until
+ *        the fetch ends). One fetch at a time per client.
  * @return 0; SL_ESTATE when a fetch is under way; SL_EIO (@p err) when the
  *        request cannot be sent.
  */
+SL_MUST_CHECK int sl_xfer_fetch_start_to(sl_xfer_client *c, sl_part_id part, const sl_xfer_dest *dest, char *err,
+                                         size_t errlen);
+
+/** @brief sl_xfer_fetch_start_to() a destination of @p cap bytes at
+ *  @p buf: a larger partition ends the fetch with SL_EINVAL. */
 SL_MUST_CHECK int sl_xfer_fetch_start(sl_xfer_client *c, sl_part_id part, void *buf, size_t cap, char *err,
                                       size_t errlen);
 
@@ -162,7 +180,7 @@ SL_MUST_CHECK int sl_xfer_fetch_start(sl_xfer_client *c, sl_part_id part, void *
  *        while chunks are still to come; else the fetch is over and failed:
  *        SL_ENOENT (the server does not have it), SL_EINVAL (it is larger
  *        than the buffer; its size in *len), SL_EPROTO (the server broke
- *        the protocol), SL_EIO, SL_EINTR; what in @p err. SL_ESTATE
+ *        the protocol, or the destination refused the bytes), SL_EIO, SL_EINTR; what in @p err. SL_ESTATE
  *        when no fetch is under way.
  */
 int sl_xfer_fetch_step(sl_xfer_client *c, int wait_ms, size_t *len, char *err, size_t errlen);
@@ -177,5 +195,10 @@ bool sl_xfer_fetching(const sl_xfer_client *c);
  */
 SL_MUST_CHECK int sl_xfer_fetch(sl_xfer_client *c, sl_part_id part, void *buf, size_t cap, size_t *len,
                                 char *err, size_t errlen);
+
+/** @brief sl_xfer_fetch() into @p dest: sl_xfer_fetch_start_to() and
+ *  sl_xfer_fetch_step() until the fetch ends, or the timeout. */
+SL_MUST_CHECK int sl_xfer_fetch_to(sl_xfer_client *c, sl_part_id part, const sl_xfer_dest *dest, size_t *len,
+                                   char *err, size_t errlen);
 
 #endif

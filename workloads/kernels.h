@@ -101,6 +101,24 @@ void sl_rows_move(sl_rows *dst, sl_rows *src);
  *  @return 0 or SL_ENOMEM. */
 SL_MUST_CHECK int sl_rows_reserve(sl_rows *r, size_t rows, size_t bytes);
 
+/**
+ * @brief Empties @p r and makes room for @p count records and @p bytes of
+ *        payload, returned as raw bytes for the caller to write (a
+ *        partition received from the network goes there with one copy);
+ *        sl_rows_commit_raw() then takes them as rows.
+ * @return 0 or SL_ENOMEM.
+ */
+SL_MUST_CHECK int sl_rows_open_raw(sl_rows *r, size_t count, size_t bytes, void **records, void **payload);
+
+/**
+ * @brief Takes the @p count records and @p bytes of payload written after
+ *        sl_rows_open_raw() as @p r's rows, once each record's payload
+ *        starts where the one before it ends and they end at @p bytes.
+ * @return 0; SL_EPROTO (the first row that does not, in *@p bad_row) and
+ *         @p r left empty.
+ */
+SL_MUST_CHECK int sl_rows_commit_raw(sl_rows *r, size_t count, size_t bytes, size_t *bad_row);
+
 /** @brief Reallocates both buffers to exactly what is used, so that the
  *         footprint of a stored partition is its payload. 0 or SL_ENOMEM. */
 SL_MUST_CHECK int sl_rows_shrink_to_fit(sl_rows *r);

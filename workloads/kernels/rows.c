@@ -112,6 +112,37 @@ uint8_t *sl_rows_add(sl_rows *r, int64_t id, uint32_t split, size_t len)
   return r->data + row->off;
 }
 
+int sl_rows_open_raw(sl_rows *r, size_t count, size_t bytes, void **records, void **payload)
+{
+  sl_rows_reset(r);
+  if (sl_rows_reserve(r, count, bytes) != 0)
+    return SL_ENOMEM;
+  *records = r->row;
+  *payload = r->data;
+  return 0;
+}
+
+int sl_rows_commit_raw(sl_rows *r, size_t count, size_t bytes, size_t *bad_row)
+{
+  uint64_t off = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (r->row[i].off != off || r->row[i].len > bytes - off) {
+      *bad_row = i;
+      sl_rows_reset(r);
+      return SL_EPROTO;
+    }
+    off += r->row[i].len;
+  }
+  if (off != bytes) {
+    *bad_row = count;
+    sl_rows_reset(r);
+    return SL_EPROTO;
+  }
+  r->count = count;
+  r->bytes = bytes;
+  return 0;
+}
+
 int sl_rows_append(sl_rows *r, int64_t id, uint32_t split, const void *payload,
                    size_t len)
 {
