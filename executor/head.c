@@ -584,7 +584,7 @@ static void on_emit(head *h, int node, const sl_msg_emit *q)
     send_to(h, node, &m);
   }
   /* the attempt ended with it, unless it spills first (its FINISHED follows) */
-  if (rc == 0 && (q->flags & SL_MSG_EMIT_ENDS) && fate != SL_EMIT_SPILLED)
+  if (rc == 0 && (q->flags & SL_MSG_EMIT_ENDS) && sl_msg_emit_ended(fate))
     on_finished(h, &q->end);
 }
 

@@ -121,11 +121,3 @@ int sl_part_wire_reader_end(sl_part_wire_reader *r, char *err, size_t errlen)
   }
   return 0;
 }
-
-int sl_part_wire_decode(const void *buf, size_t len, sl_rows *out, char *err, size_t errlen)
-{
-  sl_part_wire_reader r;
-  sl_part_wire_reader_init(&r, out);
-  int rc = len ? sl_part_wire_reader_put(&r, len, 0, buf, len, err, errlen) : 0;
-  return rc ? rc : sl_part_wire_reader_end(&r, err, errlen);
-}

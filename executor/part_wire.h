@@ -69,12 +69,4 @@ SL_MUST_CHECK int sl_part_wire_reader_put(sl_part_wire_reader *r, uint64_t total
  */
 SL_MUST_CHECK int sl_part_wire_reader_end(sl_part_wire_reader *r, char *err, size_t errlen);
 
-/**
- * @brief Reads the @p len bytes at @p buf back into @p out (emptied
- *        first): one piece through a reader.
- * @return 0; SL_EPROTO when the bytes are not a partition (why in
- *         @p err); SL_ENOMEM.
- */
-SL_MUST_CHECK int sl_part_wire_decode(const void *buf, size_t len, sl_rows *out, char *err, size_t errlen);
-
 #endif

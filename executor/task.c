@@ -16,6 +16,7 @@
 
 #include "executor/engine_internal.h"
 #include "models/error.h"
+#include "transport/msg.h"
 #include "workloads/kernel_registry.h"
 
 /* --------------------------------------------------------------- kernels */
@@ -256,7 +257,7 @@ static int flush(worker *w, task_run *tr, sl_rows *out, bool last)
       rc = spill(w, tr, pid, out, bytes);
     if (e->remote) /* a worker process: a slot here may wait for it (the head knew of it first) */
       pthread_cond_broadcast(&e->spill_cv);
-    tr->end_told = ends && fate != SL_EMIT_SPILLED; /* a spill is written first, and its FINISHED follows */
+    tr->end_told = ends && sl_msg_emit_ended(fate); /* a spill is written first, and its FINISHED follows */
     sl_rows_reset(out);
     tr->rows_out += rows;
     tr->bytes_out += bytes;

@@ -150,6 +150,14 @@ typedef struct {
  *  core takes as it comes (it never holds one). */
 #define SL_MSG_EMIT_UNANSWERED 2u
 
+/** @brief Whether an ENDS output that the core took with fate @p f ended
+ *  its attempt: a spilled one is written first, and its FINISHED follows.
+ *  The one rule the head and its workers both apply. */
+static inline bool sl_msg_emit_ended(sl_emit_fate f)
+{
+  return f != SL_EMIT_SPILLED;
+}
+
 /**
  * @brief FINISHED. Fields: task u32, parts_out u32, flags u32 (bit
  *        SL_MSG_FINISHED_REAL: a kernel of the worker took its own time,
