@@ -64,6 +64,9 @@ typedef struct {
   int (*fetch)(worker *w, const sl_decision *d, input_ref *in, double *took);
   /* The attempt ended with @p rc (0: done), recorded as @p r; with the lock. */
   void (*ended)(worker *w, const sl_decision *d, const sl_task_record *r, int rc);
+  /* An output of @p w's attempt is now in this node's store (or its spill
+   * file is written): a peer's fetch may be waiting for it. With the lock. */
+  void (*stored)(worker *w);
 } sl_exec_remote;
 
 struct worker_s {

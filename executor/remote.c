@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,7 @@ typedef struct {
   sl_control_worker *cw;
   sl_xfer_server *xs;
   int wake_fd;
+  atomic_size_t parked; /* FETCHes the partition server holds (its own count is the main thread's) */
   queued *outq; /* messages for the head, under the lock */
   size_t nout, capout;
   char (*peer)[SL_MSG_ENDPOINT_MAX + 1]; /* where each node serves its partitions; "" unknown */
@@ -204,9 +206,10 @@ static int put_rows(void *ctx, uint64_t total, uint64_t offset, const void *data
   return sl_part_wire_reader_put(ctx, total, offset, data, len, err, errlen);
 }
 
-/* The bytes of partition @p part from node @p from's worker into @p out:
- * a partition its producer has not stored yet is asked for again until
- * the timeout. */
+/* The bytes of partition @p part from node @p from's worker into @p out.
+ * A partition its producer has not stored yet waits on its server for
+ * half the timeout (sl_xfer_server_set_park()); past that it is asked for
+ * again until the timeout. */
 static int fetch_one(proc *p, worker *w, int from, sl_part_id part, sl_rows *out, char *err, size_t errlen)
 {
   slot_state *st = w->remote;
@@ -328,7 +331,20 @@ static void remote_ended(worker *w, const sl_decision *d, const sl_task_record *
     p->failed_told = true; /* the run's failure, told with its attempt */
 }
 
-static const sl_exec_remote hooks = {.emit = remote_emit, .fetch = remote_fetch, .ended = remote_ended};
+/* A slot stored an output: if a peer's FETCH waits on this node's
+ * partition server, the main thread looks again (its eventfd). */
+static void remote_stored(worker *w)
+{
+  proc *p = w->e->remote_ctx;
+  if (atomic_load(&p->parked) == 0)
+    return;
+  uint64_t one = 1;
+  if (write(p->wake_fd, &one, sizeof one) < 0) { /* a full counter is already a wake-up */
+  }
+}
+
+static const sl_exec_remote hooks = {
+    .emit = remote_emit, .fetch = remote_fetch, .ended = remote_ended, .stored = remote_stored};
 
 /* ------------------------------------------------------------- slots */
 
@@ -757,6 +773,19 @@ static void tell_failure(proc *p)
   pthread_mutex_unlock(&e->lock);
 }
 
+/* Answers the FETCHes parked on partitions stored since, and tells the
+ * slots whether any still wait (remote_stored()). The count is set before
+ * the look: a slot that stores a partition after the look reads it set
+ * and rings; one that stored before is found by the look. */
+static void recheck_parked(proc *p)
+{
+  if (atomic_load(&p->parked) == 0 && sl_xfer_server_parked(p->xs) == 0)
+    return;
+  atomic_store(&p->parked, sl_xfer_server_parked(p->xs));
+  sl_xfer_server_recheck(p->xs);
+  atomic_store(&p->parked, sl_xfer_server_parked(p->xs));
+}
+
 static int work(proc *p, sl_remote_build_fn fn, void *ctx, char *err, size_t errlen)
 {
   for (;;) {
@@ -765,7 +794,9 @@ static int work(proc *p, sl_remote_build_fn fn, void *ctx, char *err, size_t err
                                {sl_xfer_server_socket(p->xs), 0, ZMQ_POLLIN, 0},
                                {NULL, p->wake_fd, ZMQ_POLLIN, 0}};
     double wait = sl_control_worker_wakeup(p->cw) - sl_control_clock();
-    long ms = (long)fmin(50, fmax(0, ceil(wait * 1000)));
+    /* parked FETCHes are answered ENOENT at the end of their wait */
+    double most = atomic_load(&p->parked) ? fmax(1, p->fetch_timeout_ms / 8) : 50;
+    long ms = (long)fmin(most, fmax(0, ceil(wait * 1000)));
     if (zmq_poll(items, 3, ms) < 0 && zmq_errno() != EINTR) {
       snprintf(err, errlen, "poll: %s", zmq_strerror(zmq_errno()));
       return SL_EIO;
@@ -794,6 +825,7 @@ static int work(proc *p, sl_remote_build_fn fn, void *ctx, char *err, size_t err
       return rc;
     if ((items[2].revents & ZMQ_POLLIN) && (rc = send_queued(p, err, errlen)) < 0)
       return rc;
+    recheck_parked(p);
   }
 }
 
@@ -878,6 +910,7 @@ int sl_remote_worker_run(const sl_remote_opts *o, sl_remote_build_fn fn, void *c
     goto out;
   p->node = sl_control_worker_node(p->cw);
   p->fetch_timeout_ms = (int)sl_control_worker_timing(p->cw)->timeout_ms;
+  sl_xfer_server_set_park(p->xs, p->fetch_timeout_ms / 2);
   rc = work(p, fn, ctx, err, errlen);
   if (rc == 0 && p->e.fail_code) /* dismissed after this node failed */
     snprintf(err, errlen, "%s", p->e.fail_msg);

@@ -255,8 +255,12 @@ static int flush(worker *w, task_run *tr, sl_rows *out, bool last)
       rc = sl_store_put(e->store, pid, w->node, out);
     else if (fate == SL_EMIT_SPILLED)
       rc = spill(w, tr, pid, out, bytes);
-    if (e->remote) /* a worker process: a slot here may wait for it (the head knew of it first) */
+    if (e->remote && (fate == SL_EMIT_STORED || fate == SL_EMIT_SPILLED)) {
+      /* a worker process: a slot here, or a peer's fetch, may wait for it
+       * (the head knew of it first) */
       pthread_cond_broadcast(&e->spill_cv);
+      e->remote->stored(w);
+    }
     tr->end_told = ends && sl_msg_emit_ended(fate); /* a spill is written first, and its FINISHED follows */
     sl_rows_reset(out);
     tr->rows_out += rows;

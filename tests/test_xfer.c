@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zmq.h>
 
 #include "transport/wire.h"
@@ -540,6 +541,82 @@ static void test_failed_fetches(void **state)
   free(data);
 }
 
+/* A lookup that publishes partition 7 once the test says it is stored,
+ * as a worker's store does for an output that came a moment late. */
+typedef struct {
+  atomic_bool stored;
+  const uint8_t *data;
+  size_t n;
+} late_store;
+
+static void publish_when_stored(void *ctx, sl_xfer_server *s, sl_part_id part)
+{
+  late_store *ls = ctx;
+  sl_xfer_seg seg = {ls->data, ls->n};
+  if (part == 7 && atomic_load(&ls->stored))
+    assert_int_equal(sl_xfer_server_publish(s, part, &seg, 1, NULL, NULL), 0);
+}
+
+static double ms_now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* A FETCH of a partition not stored yet waits on the server (parking)
+ * and is answered once it is, with no second FETCH; one never stored is
+ * answered SL_ENOENT when its wait is over. Without parking the first
+ * fetch below ends SL_ENOENT at once, and its client must ask again. */
+static void test_fetch_waits_for_a_partition_stored_late(void **state)
+{
+  (void)state;
+  void *zctx = zmq_ctx_new();
+  server sv;
+  server_new(&sv, zctx, "tcp://127.0.0.1:*");
+  uint8_t *data = pattern(5000, 9);
+  late_store ls = {.data = data, .n = 5000};
+  atomic_init(&ls.stored, false);
+  sl_xfer_server_set_lookup(sv.s, publish_when_stored, &ls);
+  sl_xfer_server_set_park(sv.s, 1000);
+  assert_int_equal(sl_xfer_server_parked(sv.s), 0);
+  server_start(&sv);
+  sl_xfer_opts o;
+  sl_xfer_opts_default(&o);
+  o.chunk_bytes = 1000;
+  o.timeout_ms = 3000;
+  char err[256];
+  sl_xfer_client *c = sl_xfer_client_new(zctx, sl_xfer_server_endpoint(sv.s), &o, err, sizeof err);
+  assert_non_null(c);
+  uint8_t buf[5000];
+  size_t len = 0;
+  assert_int_equal(sl_xfer_fetch_start(c, 7, buf, sizeof buf, err, sizeof err), 0);
+  int rc;
+  double t0 = ms_now();
+  while ((rc = sl_xfer_fetch_step(c, 10, &len, err, sizeof err)) == SL_EAGAIN && ms_now() - t0 < 60)
+    ;
+  assert_int_equal(rc, SL_EAGAIN); /* no answer yet: the FETCH waits */
+  atomic_store(&ls.stored, true);
+  while ((rc = sl_xfer_fetch_step(c, 10, &len, err, sizeof err)) == SL_EAGAIN)
+    ;
+  assert_int_equal(rc, 0);
+  assert_int_equal(len, 5000);
+  assert_memory_equal(buf, data, 5000);
+  assert_true(ms_now() - t0 < 700); /* on the serve loop's next turn, not at the park's end */
+
+  /* never stored: SL_ENOENT once the wait is over, before the client's timeout */
+  t0 = ms_now();
+  assert_int_equal(sl_xfer_fetch(c, 8, buf, sizeof buf, &len, err, sizeof err), SL_ENOENT);
+  double waited = ms_now() - t0;
+  assert_true(waited >= 990 && waited < 2900);
+  server_stop(&sv);
+  assert_int_equal(sl_xfer_server_parked(sv.s), 0);
+  sl_xfer_client_free(c);
+  sl_xfer_server_free(sv.s);
+  zmq_ctx_term(zctx);
+  free(data);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -551,6 +628,7 @@ int main(void)
       cmocka_unit_test(test_server_sends_what_it_is_asked_without_a_copy),
       cmocka_unit_test(test_publish_refuses_duplicates_and_too_many_buffers),
       cmocka_unit_test(test_failed_fetches),
+      cmocka_unit_test(test_fetch_waits_for_a_partition_stored_late),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

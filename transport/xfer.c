@@ -42,6 +42,20 @@ typedef struct entry {
   struct entry *next;
 } entry;
 
+/* A FETCH of a partition not served yet, held until it is or until
+ * @c until (ms on the monotonic clock). */
+typedef struct {
+  sl_wire_peer from;
+  sl_msg_fetch fetch;
+  double until;
+} parked;
+
+/* The most FETCHes held at once: past it, one is answered SL_ENOENT at
+ * once and its client asks again, as without parking. */
+#define SL_XFER_MAX_PARKED 4096
+
+static double now_ms(void);
+
 struct sl_xfer_server {
   void *sock;
   char endpoint[SL_MSG_ENDPOINT_MAX + 1];
@@ -52,6 +66,9 @@ struct sl_xfer_server {
   sl_msg_frames frames;
   sl_xfer_lookup_fn lookup;
   void *lookup_ctx;
+  int park_ms;   /* how long a FETCH of a partition not served yet waits for it */
+  parked *park;  /* those waiting, oldest first */
+  size_t npark, park_cap;
 };
 
 static void unref(entry *e)
@@ -143,6 +160,7 @@ void sl_xfer_server_free(sl_xfer_server *s)
       unref(e);
     }
   free(s->bucket);
+  free(s->park);
   if (s->sock)
     zmq_close(s->sock);
   sl_wire_in_free(s->in);
@@ -201,6 +219,16 @@ void sl_xfer_server_set_lookup(sl_xfer_server *s, sl_xfer_lookup_fn fn, void *ct
   s->lookup_ctx = ctx;
 }
 
+void sl_xfer_server_set_park(sl_xfer_server *s, int park_ms)
+{
+  s->park_ms = park_ms > 0 ? park_ms : 0;
+}
+
+size_t sl_xfer_server_parked(const sl_xfer_server *s)
+{
+  return s->npark;
+}
+
 int sl_xfer_server_withdraw(sl_xfer_server *s, sl_part_id part)
 {
   entry **p = find(s, part), *e = *p;
@@ -230,16 +258,52 @@ static int slice(const entry *e, uint64_t off, uint64_t len, sl_msg_part *out)
   return n;
 }
 
-/* Sends the chunks FETCH @p f asks for to @p to. Stops at the first that
- * cannot go, and returns why: the peer is gone, and the rest would not
- * arrive either. */
-static int answer(sl_xfer_server *s, const sl_wire_peer *to, const sl_msg_fetch *f)
+/* The entry serving @p part, published on demand by the lookup; NULL. */
+static entry *served(sl_xfer_server *s, sl_part_id part)
 {
-  entry *e = *find(s, f->part);
+  entry *e = *find(s, part);
   if (!e && s->lookup) {
-    s->lookup(s->lookup_ctx, s, f->part);
-    e = *find(s, f->part);
+    s->lookup(s->lookup_ctx, s, part);
+    e = *find(s, part);
   }
+  return e;
+}
+
+/* Holds FETCH @p f of a partition not served yet; false when it cannot
+ * wait (parking off, or too many waiting). */
+static bool park(sl_xfer_server *s, const sl_wire_peer *from, const sl_msg_fetch *f)
+{
+  if (s->park_ms <= 0 || s->npark >= SL_XFER_MAX_PARKED)
+    return false;
+  if (s->npark == s->park_cap) {
+    size_t cap = s->park_cap ? 2 * s->park_cap : 16;
+    parked *p = realloc(s->park, cap * sizeof *p);
+    if (!p)
+      return false;
+    s->park = p;
+    s->park_cap = cap;
+  }
+  s->park[s->npark++] = (parked){*from, *f, now_ms() + s->park_ms};
+  return true;
+}
+
+static int send_chunks(sl_xfer_server *s, const sl_wire_peer *to, const sl_msg_fetch *f, entry *e);
+
+/* Sends the chunks FETCH @p f asks for to @p to, or holds it (park())
+ * when its partition is not served yet and @p may_park. */
+static int answer(sl_xfer_server *s, const sl_wire_peer *to, const sl_msg_fetch *f, bool may_park)
+{
+  entry *e = served(s, f->part);
+  if (!e && may_park && f->offset == 0 && park(s, to, f))
+    return 0;
+  return send_chunks(s, to, f, e);
+}
+
+/* Sends the chunks FETCH @p f asks for of @p e (NULL: not served) to @p
+ * to. Stops at the first that cannot go, and returns why: the peer is
+ * gone, and the rest would not arrive either. */
+static int send_chunks(sl_xfer_server *s, const sl_wire_peer *to, const sl_msg_fetch *f, entry *e)
+{
   sl_msg *m = &s->out;
   sl_msg_chunk *c = &m->u.chunk;
   m->kind = SL_MSG_CHUNK;
@@ -270,9 +334,9 @@ static int answer(sl_xfer_server *s, const sl_wire_peer *to, const sl_msg_fetch 
 int sl_xfer_server_serve(sl_xfer_server *s, int wait_ms, char *err, size_t errlen)
 {
   int rc = sl_wire_wait(s->sock, wait_ms, err, errlen);
+  int answered = s->npark ? sl_xfer_server_recheck(s) : 0;
   if (rc <= 0)
-    return rc;
-  int answered = 0;
+    return rc < 0 ? rc : answered;
   for (;;) {
     sl_wire_peer from;
     rc = sl_wire_recv(s->sock, s->in, &from, &s->msg, SL_WIRE_DONTWAIT, err, errlen);
@@ -282,9 +346,28 @@ int sl_xfer_server_serve(sl_xfer_server *s, int wait_ms, char *err, size_t errle
       continue;
     if (rc != 0)
       return rc;
-    (void)answer(s, &from, &s->msg.u.fetch); /* a peer gone is no error of the server's */
+    (void)answer(s, &from, &s->msg.u.fetch, true); /* a peer gone is no error of the server's */
     answered++;
   }
+}
+
+int sl_xfer_server_recheck(sl_xfer_server *s)
+{
+  double now = now_ms();
+  size_t kept = 0;
+  int answered = 0;
+  for (size_t i = 0; i < s->npark; i++) {
+    parked *p = &s->park[i];
+    entry *e = served(s, p->fetch.part);
+    if (!e && now < p->until) {
+      s->park[kept++] = *p;
+      continue;
+    }
+    (void)send_chunks(s, &p->from, &p->fetch, e); /* past its wait, unserved: SL_ENOENT */
+    answered++;
+  }
+  s->npark = kept;
+  return answered;
 }
 
 /* ------------------------------------------------------------- client */

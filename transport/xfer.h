@@ -121,8 +121,31 @@ void sl_xfer_server_set_lookup(sl_xfer_server *s, sl_xfer_lookup_fn fn, void *ct
 int sl_xfer_server_withdraw(sl_xfer_server *s, sl_part_id part);
 
 /**
+ * @brief Lets a FETCH of a partition not served yet (nor published by the
+ *        lookup) wait up to @p park_ms for it, instead of being answered
+ *        SL_ENOENT at once (0, the default). A consumer told of a
+ *        partition before its producer's node has stored it then gets it
+ *        as soon as it is, without asking again and again. Keep @p park_ms
+ *        below the clients' timeout_ms: a client hears nothing meanwhile.
+ */
+void sl_xfer_server_set_park(sl_xfer_server *s, int park_ms);
+
+/** @brief FETCHes waiting for their partition (sl_xfer_server_set_park()). */
+size_t sl_xfer_server_parked(const sl_xfer_server *s);
+
+/**
+ * @brief Answers the waiting FETCHes whose partition is served now (the
+ *        lookup asked again), and those that waited their time with
+ *        SL_ENOENT. Call it when partitions may have become available;
+ *        sl_xfer_server_serve() calls it too.
+ * @return how many it answered.
+ */
+int sl_xfer_server_recheck(sl_xfer_server *s);
+
+/**
  * @brief Answers the FETCHes waiting, after waiting up to @p wait_ms for
- *        the first (0: not at all; -1: for ever). Malformed messages are
+ *        the first (0: not at all; -1: for ever), and the parked ones
+ *        that can be (sl_xfer_server_recheck()). Malformed messages are
  *        dropped.
  * @return how many FETCHes it answered; SL_EINTR; SL_EIO on a socket error
  *        (@p err).
