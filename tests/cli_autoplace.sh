@@ -85,6 +85,28 @@ check "whose joins come after the provisioning delay" awk -F, \
 check "and whose workers ran tasks" awk -F, 'NR > 1 && $7 ~ /^worker\./ { n++ } END { exit !(n > 0) }' \
   "$tmp/procs/tasks.csv"
 check "no pool worker outlives the run" test "$(pgrep -f -- '--name worker\.[0-9]' | wc -l)" -eq 0
+# and over ssh: each pool node's worker is started on its host when the
+# core acquires it, and killed there when it is given back. The hosts are
+# this machine, reached through a stand-in for ssh (SLUICE_SSH) that runs
+# the command here, as ssh would run it there.
+printf '#!/bin/sh\n# ssh HOST COMMAND, for a host that is this machine; logs COMMAND\necho "$2" >>"%s"\nexec sh -c "$2"\n' \
+  "$tmp/ssh.log" >"$tmp/ssh"
+chmod +x "$tmp/ssh"
+sed -e '/^\[group host\]/a hosts = 127.0.0.1' \
+  -e '/^\[group worker\]/a hosts = 127.0.0.1, 127.0.0.1, 127.0.0.1' "$tmp/pool.ini" >"$tmp/pool-ssh.ini"
+SLUICE_SSH="$tmp/ssh" "$sluice" run "$tmp/train.ini" --cluster "$tmp/pool-ssh.ini" --autoplace bound \
+  --autoplace-interval 200ms --quiet --out "$tmp/ssh-run" --launch ssh --listen 'tcp://127.0.0.1:*' \
+  >"$tmp/ssh-run.out" 2>&1
+check "run --autoplace bound --launch ssh completes" test "$(summary_field "$tmp/ssh-run" complete)" = 1
+check "with the sink of the run in one process" \
+  test "$(summary_field "$tmp/ssh-run" sink_checksum)" = "$(summary_field "$tmp/run" sink_checksum)"
+check "and acquires pool nodes" awk -v n="$(summary_field "$tmp/ssh-run" pool_acquired)" 'BEGIN { exit !(n >= 1) }'
+check "whose workers, started over ssh, ran tasks" awk -F, 'NR > 1 && $7 ~ /^worker\./ { n++ } END { exit !(n > 0) }' \
+  "$tmp/ssh-run/tasks.csv"
+check "each pool node's worker was started through ssh" test "$(grep -c 'worker --head .* --name .*worker\.' "$tmp/ssh.log")" -ge 1
+head_at=$(sed -n 's/.*worker --head \([^ ]*\) .*/\1/p' "$tmp/ssh.log" | head -1 | tr -d "'")
+sleep 0.3
+check "no worker started over ssh outlives the run" test -n "$head_at" -a "$(pgrep -f -- "worker --head $head_at" | wc -l)" -eq 0
 "$sluice" run "$tmp/train.ini" --cluster "$tmp/pool.ini" --autoplace bound --launch none --out "$tmp/none" \
   >"$tmp/none.out" 2>&1
 check "a pool needs a head that starts its workers (--launch none: exit 2)" test $? -eq 2
