@@ -327,8 +327,10 @@ jct2=$(field "$tmp/setup-cal/summary.csv" jct_s)
 check "set-up calibrated JCT within 2% ($jct1 vs $jct2)" awk -v a="$jct1" -v b="$jct2" 'BEGIN{exit !(b > 0.98 * a && b < 1.02 * a)}'
 cp0=$("$sluice" bound fig9-small --cluster fig9 --csv | awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["critical_path_s"]}')
 cp1=$("$sluice" bound "$tmp/setup.ini" --cluster fig9 --csv | awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i} NR==2{print $h["critical_path_s"]}')
-check "the set-up is on the bound's critical path ($cp0 + 1.5 = $cp1)" awk -v a="$cp0" -v b="$cp1" \
-  'BEGIN{exit !(b - a > 1.499 && b - a < 1.501)}'
+# a GPU slot may load the model while the CPUs make its first input, so
+# the row goes on at the set-up's end (1.5 s), then one 50 ms row
+check "the set-up is on the bound's critical path, beside the work before it ($cp0 without; 1.5 + 0.05 = $cp1)" \
+  awk -v a="$cp0" -v b="$cp1" 'BEGIN{exit !(a < 1.5 && b > 1.5499 && b < 1.5501)}'
 check "calibrate without a run exits 2" exits 2 "$sluice" calibrate "$tmp/nothing-here"
 check "calibrate without RUN_DIR exits 2" exits 2 "$sluice" calibrate
 printf 'task,op\n1,2\n' >"$tmp/bad-run.csv"

@@ -831,6 +831,44 @@ static void test_setup_opens_the_window(void **state)
   assert_near(b.jct_s, 100.1, 0.02);
 }
 
+/* Set-ups on the critical path: a slot may set an operator up from the
+ * job's start, while the operators before it work, so the last source
+ * row (it leaves its 10 s task at the end) goes on at the later of its
+ * arrival and the set-up's end: max(10, 50) + 1, then max(51, 30) + 1 =
+ * 52 s. Charged one after the other, the set-ups made 92 s, more than a
+ * schedule needs (zoo seed 7 with --setups, case 124, ran 3,152 s against
+ * a bound of 3,208 s). */
+static void test_setups_overlap_on_the_critical_path(void **state)
+{
+  (void)state;
+  sl_workload w;
+  sl_cluster c;
+  sl_plan p;
+  sl_bound b;
+
+  init_workload(&w, "setups");
+  add_source(&w, 2, 1, 1.0)->time_per_row = 10.0;
+  sl_op_spec *a = add_op(&w, "load", SL_OP_MAP, 0, 1.0);
+  a->time_per_row = 1.0;
+  a->time_setup = 50.0;
+  sl_op_spec *z = add_op(&w, "score", SL_OP_MAP, 1.0, 0);
+  z->time_per_row = 1.0;
+  z->time_setup = 30.0;
+  init_cluster(&c, "wide");
+  add_group(&c, 1, 8, 2, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 1, &p, &b), 0);
+  assert_near(b.critical_path_s, 52.0, 1e-9);
+  assert_true(b.jct_s >= b.critical_path_s - 1e-9);
+
+  /* a set-up shorter than the way to it delays nothing */
+  w.ops[1].time_setup = 5.0;
+  w.ops[2].time_setup = 5.0;
+  init_cluster(&c, "wide");
+  add_group(&c, 1, 8, 2, 1, 1);
+  assert_int_equal(bound_of(&w, &c, 1, &p, &b), 0);
+  assert_near(b.critical_path_s, 12.0, 1e-9);
+}
+
 /* Costs of a tenth of a microsecond a row over 1.2 million rows (a
  * groupby's calibrated costs: the source at 1.48e-7 s a row, reducers at
  * 1.08e-7 on 0.5% of the rows) on 2 CPUs: the unscaled simplex called the
@@ -1052,6 +1090,7 @@ int main(void)
     cmocka_unit_test(test_area_over_largest_tasks),
     cmocka_unit_test(test_fill_drain),
     cmocka_unit_test(test_setup_opens_the_window),
+    cmocka_unit_test(test_setups_overlap_on_the_critical_path),
     cmocka_unit_test(test_tiny_costs_solve),
     cmocka_unit_test(test_task_rows),
     cmocka_unit_test(test_source_waves),
