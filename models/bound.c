@@ -559,11 +559,8 @@ static double critical_path(const sl_plan *p, const bound_model *m)
   double t = 0.0;
   for (int i = 0; i < p->nops; i++) {
     double fastest = fastest_speed(m, i);
-    if (i == 0) {
-      t = (p->ops[0].time_setup + sl_plan_task_time(&p->ops[0], (double)p->ops[0].rows_per_task)) / fastest;
-      continue;
-    }
-    t = fmax(t, p->ops[i].time_setup / fastest) + sl_plan_task_time(&p->ops[i], p->ops[i - 1].alpha_rows) / fastest;
+    double rows = i == 0 ? (double)p->ops[0].rows_per_task : p->ops[i - 1].alpha_rows;
+    t = fmax(t, p->ops[i].time_setup / fastest) + sl_plan_task_time(&p->ops[i], rows) / fastest;
   }
   return t;
 }

@@ -289,14 +289,15 @@ static bool park(sl_xfer_server *s, const sl_wire_peer *from, const sl_msg_fetch
 
 static int send_chunks(sl_xfer_server *s, const sl_wire_peer *to, const sl_msg_fetch *f, entry *e);
 
-/* Sends the chunks FETCH @p f asks for to @p to, or holds it (park())
- * when its partition is not served yet and @p may_park. */
-static int answer(sl_xfer_server *s, const sl_wire_peer *to, const sl_msg_fetch *f, bool may_park)
+/* Sends the chunks FETCH @p f asks for to @p to, or holds the FETCH
+ * (park()) when its partition is not served yet; whether it was sent. */
+static bool answer(sl_xfer_server *s, const sl_wire_peer *to, const sl_msg_fetch *f)
 {
   entry *e = served(s, f->part);
-  if (!e && may_park && f->offset == 0 && park(s, to, f))
-    return 0;
-  return send_chunks(s, to, f, e);
+  if (!e && f->offset == 0 && park(s, to, f))
+    return false;
+  (void)send_chunks(s, to, f, e); /* a peer gone is no error of the server's */
+  return true;
 }
 
 /* Sends the chunks FETCH @p f asks for of @p e (NULL: not served) to @p
@@ -346,8 +347,7 @@ int sl_xfer_server_serve(sl_xfer_server *s, int wait_ms, char *err, size_t errle
       continue;
     if (rc != 0)
       return rc;
-    (void)answer(s, &from, &s->msg.u.fetch, true); /* a peer gone is no error of the server's */
-    answered++;
+    answered += answer(s, &from, &s->msg.u.fetch);
   }
 }
 
