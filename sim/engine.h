@@ -84,7 +84,7 @@ typedef struct {
   double stall_timeout_s;    /**< fail a run that delivers no row and finishes no task for this long
                                   (simulated seconds), naming the stuck operator; 0 = never */
   bool keep_tasks;           /**< one tasks.csv row per attempt (off for huge runs) */
-  bool full_solver;          /**< SimGrid re-solves every flow at each event (sl_sim_platform_configure()) */
+  bool lazy_solver;          /**< SimGrid re-solves only the flows an event touched (sl_sim_platform_configure()) */
   const char *out_dir;       /**< where the CSVs go; NULL writes nothing */
   const char *record_events; /**< write the events fed to the core here (results/events.h), or NULL */
 } sl_sim_opts;

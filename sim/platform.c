@@ -179,14 +179,14 @@ void sl_sim_layout_free(sl_sim_layout *l)
   l->nnodes = 0;
 }
 
-void sl_sim_platform_configure(bool full_solver)
+void sl_sim_platform_configure(bool lazy_solver)
 {
   /* CM02 without the TCP window cap: transfers take latency + bytes/bw,
    * which a reader can check by hand (reference toolchain §2.5). */
   sg_cfg_set_string("network/model", "CM02");
   sg_cfg_set_double("network/TCP-gamma", 0);
   sg_cfg_set_boolean("network/crosstraffic", "no");
-  sg_cfg_set_string("network/optim", full_solver ? "Full" : "Lazy");
+  sg_cfg_set_string("network/optim", lazy_solver ? "Lazy" : "Full");
   /* The core and the recorder run on actor stacks: 256 KiB is plenty, and
    * 15,000 workers of the default 8 MiB would waste address space. The
    * same under the sanitizers: ASan poisons the shadow of a whole stack

@@ -85,14 +85,17 @@ void sl_sim_layout_free(sl_sim_layout *l);
 /**
  * @brief Sets the network model (CM02, TCP-gamma 0, no cross traffic), the
  *        actor stack size and quiet logs. Call after simgrid_init() and
- *        before loading a platform. @p full_solver: SimGrid re-solves every
- *        flow's share at each event (network/optim:Full) instead of the
- *        ones an event touched (Lazy, the default): faster once thousands of
- *        flows couple every link (a shuffle on 100 nodes: 1.8x), slower for
- *        a few; the two round differently, so a run's times can differ a
- *        little.
+ *        before loading a platform. SimGrid re-solves every flow's share
+ *        at each event (network/optim:Full) unless @p lazy_solver, which
+ *        re-solves only the flows an event touched (Lazy). Lazy is not
+ *        safe here: in SimGrid 3.32 it lets flows whose links have latency
+ *        through faster than their links allow where the links' bandwidths
+ *        differ (reads from storage into nodes of 80 and 40 Mbps NICs:
+ *        a job done at 125% of its bound, in 192 s where 340 s is the
+ *        least). Full is also no slower on the zoo, and 1.8x faster on a
+ *        shuffle on 100 nodes.
  */
-void sl_sim_platform_configure(bool full_solver);
+void sl_sim_platform_configure(bool lazy_solver);
 
 /**
  * @brief Reads the loaded SimGrid platform (hand-written, see above) as a

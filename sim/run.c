@@ -143,7 +143,7 @@ static void child(void *ctx, void *result)
   int argc = 3;
   char *argv[] = {"sluice", "--log=root.thres:error", "--log=xbt_cfg.thres:critical", NULL};
   simgrid_init(&argc, argv);
-  sl_sim_platform_configure(o->full_solver);
+  sl_sim_platform_configure(o->lazy_solver);
   simulate(o, r);
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) == 0)

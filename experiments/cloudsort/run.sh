@@ -9,7 +9,8 @@
 #
 # 50,000 maps and 25,000 reducers of 2 and 4 GB: 2 million blocks cross
 # the network, which SimGrid's full solver handles in about two minutes
-# here (--flow-solver full; the default lazy one takes about twice as long).
+# here (SimGrid's full solver, the default; its lazy one takes about twice
+# as long, and mis-shares links: `sluice sim --help`).
 set -euo pipefail
 # shellcheck source=../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"

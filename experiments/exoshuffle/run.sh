@@ -8,7 +8,7 @@
 #   1,000 and 500 input partitions (sort.ini, hdd.ini, ssd.ini);
 #   10, 50 and 100 TB on 100 nodes with push-star (v1-100.ini): 2 GB input
 #   partitions, 4 GB output ones. 5 million blocks cross the network at
-#   100 TB: SimGrid's full solver (--flow-solver full) takes about 4 s a TB
+#   100 TB: SimGrid's full solver (the default) takes about 4 s a TB
 #   here, its lazy one twice as long; the 50 and 100 TB sorts run under the
 #   ideal profile only (ten minutes between them).
 #
