@@ -25,7 +25,11 @@ typedef struct {
   double throughput_rows_s; /**< source rows per second at the bound */
   double jct_s;             /**< max(area_s, critical_path_s, task_cut_s, source_waves_s, disk_s, fill_drain_s) */
   double area_s;            /**< source rows / throughput */
-  double critical_path_s;   /**< a source task, then one source row through each operator, fastest nodes */
+  double critical_path_s;   /**< a source task, then one row through each operator up to a filter, fastest nodes */
+  double whole_expansion_path_s; /**< not a bound: a source task, then a source row's whole expansion
+                                      through each operator in one task (what the critical path was
+                                      until an engine split it; sluice zoo sizes its drafts by it, so
+                                      that a seed keeps its cases) */
   double task_cut_s;        /**< the least JCT the cut of an operator with a fixed time per task
                                  or batch allows: its area grows with its tasks, its longest task
                                  shrinks (0: none has such a time) */

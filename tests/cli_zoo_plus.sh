@@ -186,7 +186,7 @@ zoo_case_reaches "$tmp/zoo3/case-154" streaming-plus 85 "$tmp/run3-154"
 zoo_case_reaches "$tmp/zoo3/case-054" streaming-plus 37 "$tmp/run3-054"
 zoo_case_reaches "$tmp/zoo3/case-017" streaming-plus 88 "$tmp/run3-017"
 
-# The set-up zoos: runs that once beat their bound, which must hold. Seed 1
+# Runs that once beat their bound, which must hold. The set-up zoos: seed 1
 # case 109 (a 900 s set-up): outputs left before the model had loaded,
 # 117%; seed 7 case 124 (a 1,240 s set-up on a chain of GPU operators): the
 # critical path added the set-ups after the row reached them, 101.8%.
@@ -196,11 +196,15 @@ within_bound() {
     --out "$out" --quiet >/dev/null 2>&1
   local pct
   pct=$(summary_field "$out" pct_of_bound)
-  check "$(basename "$case") of the set-up zoo stays within its bound ($pct%)" \
+  check "$(basename "$(dirname "$case")")/$(basename "$case") stays within its bound ($pct%)" \
     awk -v p="$pct" 'BEGIN { exit !(p > 0 && p <= 100.5) }'
 }
 "$sluice" zoo --seed 1 --count 109 --setups --out "$tmp/setups1" --quiet || { echo "FAIL set-up zoo seed 1"; exit 1; }
 within_bound "$tmp/setups1/case-109" "$tmp/setups1-109"
 "$sluice" zoo --seed 7 --count 124 --setups --out "$tmp/setups7" --quiet || { echo "FAIL set-up zoo seed 7"; exit 1; }
 within_bound "$tmp/setups7/case-124" "$tmp/setups7-124"
+# The plain zoo of seed 7, case 124: a 1 -> 16 map before three GPU
+# operators; the critical path charged each the whole expansion of a
+# source row in one task, 267.0 s, and the run took 245.7 s (108.7%).
+within_bound "$tmp/zoo7/case-124" "$tmp/zoo7-124"
 exit $((fails > 0))

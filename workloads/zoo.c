@@ -755,9 +755,9 @@ static int lengthen(zcase *z)
     int rc = draft_bound(z, &b);
     if (rc || (rc = build_plan(z, &p)))
       return rc;
-    if (b.area_s >= 3 * b.critical_path_s)
+    if (b.area_s >= 3 * b.whole_expansion_path_s)
       return 0;
-    double f = fmin(3.3 * b.critical_path_s / b.area_s, 0.9 * fmin(cap / plan_tasks(&p), bytes_cap / plan_bytes(&p)));
+    double f = fmin(3.3 * b.whole_expansion_path_s / b.area_s, 0.9 * fmin(cap / plan_tasks(&p), bytes_cap / plan_bytes(&p)));
     int64_t t = (int64_t)floor((double)z->w.ops[0].tasks * f);
     if (t <= z->w.ops[0].tasks)
       return 0;
@@ -779,12 +779,17 @@ static void scale_costs(sl_workload *w, double f)
 }
 
 /* The bound a draft is sized by: slots, caps and storage, not the NICs,
- * which are sized afterwards from the traffic at this bound. */
+ * which are sized afterwards from the traffic at this bound; with a source
+ * row's whole expansion in one task on its path, as the critical path was
+ * when the generator was made (sl_bound.whole_expansion_path_s), so that
+ * every seed keeps its cases. */
 static int draft_bound(const zcase *z, sl_bound *b)
 {
   sl_plan p;
   int rc = build_plan(z, &p);
-  return rc ? rc : sl_bound_compute_rate(&p, &z->c, b);
+  if (!rc && !(rc = sl_bound_compute_rate(&p, &z->c, b)))
+    b->jct_s = fmax(b->jct_s, b->whole_expansion_path_s);
+  return rc;
 }
 
 /* Bytes that cross between physical operators (and from storage) per second
