@@ -91,9 +91,9 @@ void sl_sim_layout_free(sl_sim_layout *l);
  *        safe here: in SimGrid 3.32 it lets flows whose links have latency
  *        through faster than their links allow where the links' bandwidths
  *        differ (reads from storage into nodes of 80 and 40 Mbps NICs:
- *        a job done at 125% of its bound, in 192 s where 340 s is the
- *        least). Full is also no slower on the zoo, and 1.8x faster on a
- *        shuffle on 100 nodes.
+ *        a job done in 192 s, 125% of its bound, where the NICs allow no
+ *        less than 240 s; Full: 340 s). Full is also no slower on the zoo,
+ *        and 1.8x faster on a shuffle on 100 nodes.
  */
 void sl_sim_platform_configure(bool lazy_solver);
 
