@@ -695,6 +695,32 @@ static double splits_done_by(const bound_model *m, const sl_pop *o, double w, do
   return done;
 }
 
+/* Whether operator @p i's output of the last rows may be empty (a filter)
+ * or waits for every row (an all-to-all): no row goes on from it alone. */
+static bool ends_rows(const sl_plan *p, int i)
+{
+  return p->ops[i].rows_out_per_row < 1 || p->ops[i].kind == SL_OP_ALL_TO_ALL;
+}
+
+/* The least time a row takes through the operators after @p from, a task
+ * of one row each on its fastest node, up to the first that ends_rows().
+ * An operator whose task times spread adds nothing: some of its tasks are
+ * shorter than the plan's. */
+static double one_row_after(const bound_model *m, const sl_plan *p, int from)
+{
+  double t = 0;
+  for (int j = from + 1; j < p->nops; j++) {
+    double fastest = fastest_speed(m, j);
+    if (!(fastest > 0))
+      break;
+    if (p->ops[j].time_spread <= 0)
+      t += sl_plan_task_time(&p->ops[j], 1) / fastest;
+    if (ends_rows(p, j))
+      break;
+  }
+  return t;
+}
+
 /*
  * The source's splits are whole tasks of one size: however the slots are
  * shared, they take at least the least time T in which the slots that may
@@ -728,15 +754,7 @@ static double source_waves(const bound_model *m, const sl_plan *p)
   for (int g = 0; g < m->ngroups; g++)
     if (m->fits[0][g] && source_tasks_per_node(m, o, g) > 0)
       t = fmax(t, floor(hi * m->speed[0][g] / w + 1e-9) * w / m->speed[0][g]);
-  for (int i = 1; i < p->nops; i++) {
-    double s = fastest_speed(m, i);
-    if (!(s > 0))
-      break;
-    t += sl_plan_task_time(&p->ops[i], 1) / s;
-    if (p->ops[i].rows_out_per_row < 1 || p->ops[i].kind == SL_OP_ALL_TO_ALL)
-      break;
-  }
-  return t;
+  return t + one_row_after(m, p, 0);
 }
 
 /*
@@ -814,18 +832,8 @@ static void window_edges(const bound_model *m, const sl_plan *p, windows *w)
     w->head[i] = t;
     t += first_output_s(m, p, i);
   }
-  for (int i = 0; i < p->nops; i++) {
-    w->tail[i] = 0;
-    if (p->ops[i].rows_out_per_row < 1 || p->ops[i].kind == SL_OP_ALL_TO_ALL)
-      continue;
-    for (int j = i + 1; j < p->nops; j++) {
-      double fastest = fastest_speed(m, j);
-      if (p->ops[j].time_spread <= 0 && fastest > 0)
-        w->tail[i] += sl_plan_task_time(&p->ops[j], 1) / fastest;
-      if (p->ops[j].rows_out_per_row < 1 || p->ops[j].kind == SL_OP_ALL_TO_ALL)
-        break;
-    }
-  }
+  for (int i = 0; i < p->nops; i++)
+    w->tail[i] = ends_rows(p, i) ? 0 : one_row_after(m, p, i);
   w->read_tail = read_tail_s(m, p, w);
 }
 
