@@ -37,7 +37,7 @@ suffix() { [ "$1" = ideal ] || echo "-$1"; }
 bound=$(sl_bound "$spec" "$cluster")
 for prof in $profiles; do
   dir=$OUT/runs/push-star$(suffix "$prof")
-  sl_exec sim "$dir" "$spec" --cluster "$cluster" --model "$model" --profile "$prof" --flow-solver full --no-tasks
+  sl_exec sim "$dir" "$spec" --cluster "$cluster" --model "$model" --profile "$prof" --no-tasks
   jct=$(sl_jct "$dir")
   x="100 TB"
   sl_add push-star "$x" jct_s "$jct" s sim "$prof"
@@ -69,7 +69,7 @@ if [ -n "$cheapest" ]; then
   mkdir -p "$OUT/specs"
   sl_spec "$cluster" "$shape" cluster name "cloudsort-i4i-$cheapest" "group i4i.4xlarge" count "$cheapest"
   dir=$OUT/runs/cheapest
-  sl_exec sim "$dir" "$spec" --cluster "$shape" --model "$model" --flow-solver full --no-tasks
+  sl_exec sim "$dir" "$spec" --cluster "$shape" --model "$model" --no-tasks
   x="$cheapest x i4i.4xlarge"
   sl_add cheapest "$x" jct_s "$(sl_jct "$dir")" s sim
   sl_add cheapest "$x" cost_usd "$(sl_field "$dir" cost_usd)" '$' sim

@@ -91,7 +91,7 @@ for tb in $sizes; do
   for prof in $(big_profiles "$tb"); do
     dir=$OUT/runs/v1-$tb-push-star$(suffix "$prof")
     sl_exec sim "$dir" "$spec" --cluster "$EXP_DIR/v1-100.ini" --model "$model" --profile "$prof" \
-      --flow-solver full --no-tasks
+      --no-tasks
     jct=$(sl_jct "$dir")
     sl_add push-star "$tb TB" jct_s "$jct" s sim "$prof"
     sl_add push-star "$tb TB" pct_of_theoretical "$(sl_div "$bound" "$jct" 100)" % sim "$prof"
