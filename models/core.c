@@ -451,6 +451,7 @@ void sl__enqueue_part(sl_core *c, sl_part_id pid)
     return;
   }
   p->in_queue = 1;
+  p->queued_at = c->now;
   next->in_queue_bytes += p->bytes;
 }
 

@@ -40,6 +40,7 @@ typedef struct {
                                    (0, 0: every share) */
   int64_t share_off;   /**< where its rows begin in the row stream of its operator's outputs: an
                             all-to-all after it deals that stream to its shares in turn */
+  double queued_at;    /**< when it last entered an input queue */
 } sl__part;
 
 typedef enum {
