@@ -1299,7 +1299,11 @@ static void long_sources(sl_workload *w, int tasks)
  * the bound less the critical path, so streaming-plus lets them in faster
  * than twice the bound's pace while the stores are less than a quarter
  * full. Held to twice the pace, the last of 480 started 9.1 s into a job
- * whose bound is one 45 s source task (82% of the bound); now 5.8 s (88%). */
+ * whose bound is one 45 s source task (82% of the bound); then 5.8 s
+ * (88%). Since a consumer with no fixed cost gets 32 partitions a slot,
+ * not 8 (PARTS_PER_SLOT_FREE), its quarter-CPU tasks are four times as
+ * many and take slots between the sources: 7.6 s (86%), the price of a
+ * cut that moved 115 zoo cases up and 37 down. */
 static void test_plus_starts_long_sources_early(void **state)
 {
   (void)state;
@@ -1322,7 +1326,7 @@ static void test_plus_starts_long_sources_early(void **state)
       last_start = fmax(last_start, h.tasks[k].start);
   fprintf(stderr, "  streaming-plus: %.1f s, %.0f%% of the %.1f s bound; the last source started at %.2f s\n", jct,
           100 * bd.jct_s / jct, bd.jct_s, last_start);
-  assert_true(last_start < 7.5);
+  assert_true(last_start < 8.0);
   assert_true(bd.jct_s / jct > 0.85);
   h_free(&h);
   sl_cluster_free(&cl);
