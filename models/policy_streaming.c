@@ -876,6 +876,9 @@ static double balanced_share_rows(const sl_core *c, int op, double left, int n)
  * GPUs). Never below the rows that make the batch's fixed time half the
  * work. batch_rows_wanted() is 0 for an operator that is not such, or
  * outside streaming-plus. */
+static double local_batch_rows(const sl_core *c, int op, int n, double want);
+static double speed_on(const sl_core *c, int op, int n);
+
 static double batch_share_rows(const sl_core *c, int op, double left, int n)
 {
   const sl_pop *o = &c->plan->ops[op];
@@ -886,8 +889,53 @@ static double batch_share_rows(const sl_core *c, int op, double left, int n)
    * 0.68 (zoo seed 1 case 104: 40.1% of the bound; 47.5% at the cut) */
   if (c->ops[op].task_rows > 0)
     floor_rows = fmin(floor_rows, c->ops[op].task_rows);
-  double share = balanced_share_rows(c, op, left, n);
-  return fmin(o->batch_size, fmax(share, floor_rows));
+  double share = fmin(o->batch_size, balanced_share_rows(c, op, left, n));
+  return fmax(fmin(share, local_batch_rows(c, op, n, share)), fmin(o->batch_size, floor_rows));
+}
+
+/* streaming-plus: the rows a batch of @p op started on node @p n takes
+ * where gathering the rest of a batch of @p want rows over the network
+ * would take longer than the batch's work: those queued on @p n (never
+ * fewer than batch_share_rows()' floor, which the oldest partitions
+ * elsewhere top up); INFINITY otherwise. Each partition moves at the
+ * share of its holder's NIC its pulls leave (as read_locally()), and the
+ * task holds its slot while it receives. A whole batch gathers the
+ * outputs of many producer tasks, made on as many nodes: a filter taking
+ * batches of 512 rows of 512 KiB, made 64 at a time across 9 nodes on
+ * 879 Mbps NICs, pulled 224 of each batch's 256 MiB, 8.8 s of a 17 s task
+ * spent receiving; 6.8 GB crossed the network, its last batches ended at
+ * 31 s, and the first output came at 17.9 s in a job whose bound is 21.4
+ * s (zoo seed 1 case 77: 55.0% of the bound; 68% with this, 1.2 GB
+ * moved). Cut wherever the move took longer than a batch's fixed time
+ * (or a quarter of the rows' work), batches of a few milliseconds were
+ * cut on fast NICs, and finer batches made finer partitions for a map
+ * after them that pays 0.2 s a task (zoo seed 7 case 143: 75.9 -> 63.3%). */
+static double local_batch_rows(const sl_core *c, int op, int n, double want)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  if (n < 0 || n >= c->nnodes || c->nnodes < 2)
+    return INFINITY;
+  const sl__op *s = &c->ops[op];
+  uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
+  double local = 0;
+  for (uint32_t k = 0; k < window; k++) {
+    const sl__part *p = &c->parts[sl__idq_at(&s->inq, k)];
+    if (p->in_queue && p->node == n)
+      local += (double)p->rows;
+  }
+  if (local >= want)
+    return INFINITY;
+  /* the oldest partitions elsewhere top the batch up (sl__take_rows()) */
+  double rows = local, move = 0;
+  for (uint32_t k = 0; k < window && rows < want; k++) {
+    const sl__part *p = &c->parts[sl__idq_at(&s->inq, k)];
+    if (!p->in_queue || p->node == n)
+      continue;
+    rows += (double)p->rows;
+    if (!p->spilled && p->node >= 0 && p->node < c->nnodes)
+      move += move_seconds(c, p, 1 + c->nodes[p->node].pulls);
+  }
+  return move > sl_plan_task_time(o, want) / speed_on(c, op, n) ? local : INFINITY;
 }
 
 static int64_t batch_rows_wanted(const sl_core *c, int op, int n)
@@ -1066,15 +1114,35 @@ static bool fits_somewhere(const sl_core *c, int op)
 }
 
 
+/* streaming-plus: whether operator @p j can take no slot now whatever is
+ * free: it runs as many tasks as its concurrency cap allows, or as its
+ * share of the bound's allocation while it grows data and its producer
+ * still runs (under_cap() then refuses it more). */
+static bool held_to_share(const sl_core *c, int j)
+{
+  const streaming_state *st = state(c);
+  const sl__op *s = &c->ops[j];
+  if (st->cap[j] > 0 && s->running >= st->cap[j])
+    return true;
+  return st->share_cap[j] > 0 && s->running >= st->share_cap[j] && grows_data(c, j) && !sl__op_drained(c, j - 1);
+}
+
 /* Whether an operator other than @p op that asks for slots of a class
  * @p op asks for has input waiting for a slot. A consumer on CPUs with
  * input queued held a GPU filter to its share while its own input, queued
  * behind that filter, ran out: the CPUs idled for input at the end (zoo
- * seed 1 case 13: 72.1% of the bound, 78.2% with fixed concurrency). */
+ * seed 1 case 13: 72.1% of the bound, 78.2% with fixed concurrency).
+ * streaming-plus does not count an operator held to its share
+ * (held_to_share()): the slot would idle. A map that doubles its bytes,
+ * at its share of 82 tasks with a thousand partitions queued, held the
+ * map after it to its share of 146 with up to 1,330 queued, and 180 of
+ * 432 CPUs idled for admission from 16 to 31 s with the stores a sixth
+ * full (zoo seed 1 case 77). */
 static bool others_waiting(const sl_core *c, int op)
 {
   for (int j = 1; j < c->nops; j++)
-    if (j != op && share_a_class(c, op, j) && (!sl__idq_empty(&c->ops[j].inq) || !sl__idq_empty(&c->ops[j].retryq)))
+    if (j != op && share_a_class(c, op, j) && (!sl__idq_empty(&c->ops[j].inq) || !sl__idq_empty(&c->ops[j].retryq)) &&
+        !(c->opts.streaming.bound_shares && held_to_share(c, j)))
       return true;
   return false;
 }
@@ -2070,12 +2138,16 @@ static double fill_pace(const sl_bound *b)
 }
 
 /* The most bytes the job's data ever amounts to between two operators: its
- * source rows at the largest of the sizes they take on the way. */
+ * source rows at the largest of the sizes they take on the way. The last
+ * operator's output goes to the sink as it is made and never takes store
+ * room: counted, a map that makes 24 GB for the sink out of 1.5 GB kept a
+ * job whose stores never held more than 1.6 GB of 39 from running its
+ * sources ahead (zoo seed 1 case 77: 55.0 -> 61.6% of the bound). */
 static double most_bytes_in_flight(const sl_core *c)
 {
   const sl_plan *p = c->plan;
   double rows = (double)p->ops[0].tasks * (double)p->ops[0].rows_per_task, most = 0;
-  for (int i = 0; i < p->nops; i++)
+  for (int i = 0; i < p->nops - (p->nops > 1); i++)
     most = fmax(most, rows * p->ops[i].alpha_rows / fmax(p->ops[0].alpha_rows, EPS) * p->ops[i].out_row_bytes);
   return most;
 }
