@@ -877,7 +877,6 @@ static double balanced_share_rows(const sl_core *c, int op, double left, int n)
  * work. batch_rows_wanted() is 0 for an operator that is not such, or
  * outside streaming-plus. */
 static double local_batch_rows(const sl_core *c, int op, int n, double want);
-static double speed_on(const sl_core *c, int op, int n);
 
 static double batch_share_rows(const sl_core *c, int op, double left, int n)
 {
@@ -1025,7 +1024,6 @@ static double own_slot_wait(const sl_core *c, int n, int op, int rank)
 }
 
 static void speed_range(const sl_core *c, int op, double *slow, double *fast);
-static double speed_on(const sl_core *c, int op, int n);
 
 /* streaming-plus: whether some queued input of @p op, among its first
  * HOME_WINDOW, is worth a task now, here or elsewhere. A partition is, if
