@@ -76,6 +76,8 @@ typedef struct {
                                                 operator i on group g, where it is favoured */
   uint32_t takes[SL_MAX_OPS];     /* streaming-plus: the groups with slots of each operator's shape */
   bool any_yield;                 /* streaming-plus: some operator yields some group */
+  bool reads_home[SL_MAX_OPS];    /* streaming-plus: reads_where_made() */
+  double bound_rows_s;            /* streaming-plus: the bound's throughput, source rows a second, 0 = none */
 } streaming_state;
 
 /* A slot as fill_horizon() sees it: doing rows from @c from (when it is
@@ -1073,6 +1075,118 @@ static bool input_worth_a_task(const sl_core *c, int op)
   return nhomes == 0;
 }
 
+/* streaming-plus: the share of its node's NIC that an operator's input
+ * may take, read from wherever it lies, before the operator reads it on
+ * the node that made it (reads_where_made()). */
+#define NIC_LOAD_SHARE 0.25
+
+/* streaming-plus: whether operator @p op reads its input on the node that
+ * made it (waits_for_home(), local_rows()); set once, from the plan, the
+ * groups and the bound. Zoo seed 1 case 15: a source makes 96 MiB a task
+ * (3 partitions of 32 MiB) on nodes of 4 and 8 CPUs whose stores hold 8
+ * and 10 partitions, behind NICs of 177 and 707 Mbps; its consumer, a
+ * 1-CPU filter that keeps 1 row in 8, in batches of 32 rows, ran wherever
+ * a CPU freed: 356 of its 1,033 tasks pulled a partition or two from
+ * another node, 18 GB in all, 7.5 s each against 1.1 s of work, the slot
+ * held meanwhile, and the filter held 10 CPUs to do the work of 3: 38.7%
+ * of the bound, the CPUs idle for transfers 28% of the run. Read where
+ * the source made it (and its consumer's input too), 159 of 1,443 tasks
+ * pull 5.3 GB, 1.8 s each, and the case runs at 57.6%. Only
+ * - an operator that shares a class of slots with its producer and runs
+ *   on no group the producer does not: the producer's slots on a node
+ *   free for it as the producer's tasks there end, and no node only it
+ *   could use idles while it waits. A model that may run on any GPU
+ *   waited for the T4s its producer is pinned to, and took them from it
+ *   (seed 2 case 21: 51.7 -> 32.0%); GPU filters after CPU maps waited
+ *   for GPUs their own consumers held (seed 7 cases 103 and 90: 81.7 ->
+ *   56.6%, 86.5 -> 61.7%);
+ * - whose input, read at the bound's throughput from anywhere (the share
+ *   (n - 1) / n of it that lies on other nodes, spread over the n nodes
+ *   it may run on), would take NIC_LOAD_SHARE of the slowest of their
+ *   NICs: case 15's filter, 2.6 times its 177 Mbps. Where the NICs have
+ *   room, a move costs its time and no more, and a wait for a slot on the
+ *   input's node costs more: a GPU filter of 3 ms tasks, whose input
+ *   crosses 154 Gbps NICs in 7 ms (0.7% of them), waited for slots
+ *   there, and its input filled the stores (seed 1 case 43: 85.4 ->
+ *   71.5%); maps of 0.5 CPU waited for the nodes of 24 s tasks of 4 CPUs
+ *   before them, and took the CPUs these needed (seed 7 case 190: 84.6 ->
+ *   78.5%, 6% of its NICs). Consumers that shrink their input to half or
+ *   less, at any load, instead (seeds 1, 2 and 7 and the set-up zoo):
+ *   +40 points, 8 cases up by more than 2 points, 4 down; either: +125,
+ *   16 up, 5 down (the two above among them); by the load alone: +120,
+ *   11 up, 1 down (seed 2 case 124, 41.6 -> 37.1%). */
+static bool group_takes(const sl_core *c, int op, int g);
+
+static bool reads_where_made(const sl_core *c, int op)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  if (!c->opts.streaming.bound_shares || op == 0 || o->kind == SL_OP_ALL_TO_ALL || c->nnodes <= 1 ||
+      !share_a_class(c, op - 1, op))
+    return false;
+  double nodes = 0, nic = INFINITY;
+  for (int g = 0; g < c->cluster->ngroups; g++) {
+    if (!group_takes(c, op, g))
+      continue;
+    if (!group_takes(c, op - 1, g))
+      return false;
+    nodes += c->cluster->groups[g].count;
+    if (c->cluster->groups[g].nic_bps > 0)
+      nic = fmin(nic, c->cluster->groups[g].nic_bps);
+  }
+  const sl_pop *up = &c->plan->ops[op - 1];
+  double in = state(c)->bound_rows_s * up->alpha_rows * up->out_row_bytes;
+  double per_node = nodes > 0 ? in * (nodes - 1) / (nodes * nodes) : 0;
+  return isfinite(nic) && per_node >= NIC_LOAD_SHARE * nic;
+}
+
+/* Whether a task of @p op (reads_where_made()) waits for a slot on a node
+ * that holds its input: every queued input, among the window
+ * input_home() scans, takes longer to move over its node's NIC than
+ * LOCAL_READ_SHARE of the task's work (the NIC alone: its pulls say how
+ * busy it is now, not what a move costs; priced by them, NICs of 141 to
+ * 400 Gbps looked dear: seed 7 case 167, 80.4 -> 61.8%), its node runs
+ * none now, and what runs there, not paused on a full store, will free a
+ * slot of its class. Delay scheduling without the limits
+ * input_worth_a_task() puts on the wait (a spilled partition goes
+ * anywhere; none waits longer than its move takes, from its arrival):
+ * with those, the case 15 filter ran at 38.5% (46.6% when a spilled one
+ * waits too): in the backlog every partition is older than its move.
+ * Waiting only while the node frees a slot sooner than the move would
+ * take: 52.5%, for a move also takes NIC time the outputs bound for the
+ * GPU-only nodes need. */
+static bool waits_for_home(const sl_core *c, int op)
+{
+  if (!state(c)->reads_home[op])
+    return false;
+  const sl__op *s = &c->ops[op];
+  const sl_pop *o = &c->plan->ops[op];
+  bool gpu = o->gpu > 0;
+  double req = gpu ? o->gpu : o->cpu;
+  uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
+  for (uint32_t k = 0; k < window; k++) {
+    const sl__part *p = &c->parts[sl__idq_at(&s->inq, k)];
+    if (!p->in_queue)
+      continue;
+    if (p->node < 0 || p->node >= c->nnodes || !c->nodes[p->node].alive || !sl__op_allowed(c, p->node, op))
+      return false;
+    if (!transfer_exceeds(c, op, p, LOCAL_READ_SHARE, 1) || starts_on(c, p->node, op, false))
+      return false;
+    /* a task paused on a full store frees nothing: a node full of them
+     * would keep its input waiting for ever */
+    const sl__node *nd = &c->nodes[p->node];
+    double frees = gpu ? nd->gpu_free : nd->cpu_free;
+    for (int j = 0; j < c->nops; j++)
+      frees += nd->op_running[j] * (gpu ? c->plan->ops[j].gpu : c->plan->ops[j].cpu);
+    for (uint32_t w = 0; w < sl__idq_len(&nd->waiting); w++) {
+      const sl__task *t = &c->tasks[sl__idq_at(&nd->waiting, w)];
+      frees -= gpu ? t->gpu : t->cpu;
+    }
+    if (frees + EPS < req)
+      return false;
+  }
+  return true;
+}
+
 static bool has_input(const sl_core *c, int op)
 {
   const sl__op *s = &c->ops[op];
@@ -1083,6 +1197,8 @@ static bool has_input(const sl_core *c, int op)
   if (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL)
     return sl__all_to_all_ready(c, op);
   if (sl__idq_empty(&s->inq))
+    return false;
+  if (waits_for_home(c, op))
     return false;
   const sl_pop *o = &c->plan->ops[op];
   if (o->batch_size > 0 && !splits_batches(c, op)) {
@@ -1218,6 +1334,38 @@ static bool under_cap(const sl_core *c, int op)
   return !grows_data(c, op) && (!others_waiting(c, op) || (op > 0 && consumer_fed(c, op - 1)));
 }
 
+/* The rows of @p op's queued input on node @p near (among the window
+ * sl__take_inputs() takes from), or 0 where no other queued partition
+ * would take longer to move over its node's NIC than the fixed time
+ * (per task and per batch) of one more task on @p near. A task that
+ * reads where its input was made (reads_where_made()) and pays for its
+ * batches takes only these rows: it would otherwise fill its batch with
+ * a partition from another node, and hold its slot while it crosses the
+ * network. The case 15 filter, 32 rows a batch over partitions of 16,
+ * waiting for its input's node (waits_for_home()) but filling its batches
+ * from anywhere, pulled 13.4 GB: 39.8% of the bound; cut to what is
+ * local, 57.6%, for 410 more tasks of 0.41 s fixed time. Cut but not
+ * waiting, it kept starting where none of its input was: 47.1%. */
+static int64_t local_rows(const sl_core *c, int op, int near)
+{
+  const sl_pop *o = &c->plan->ops[op];
+  const sl__op *s = &c->ops[op];
+  double fixed = (o->time_per_task + o->time_per_batch) / speed_on(c, op, near);
+  int64_t local = 0;
+  bool dear = false;
+  uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
+  for (uint32_t k = 0; k < window; k++) {
+    const sl__part *p = &c->parts[sl__idq_at(&s->inq, k)];
+    if (!p->in_queue)
+      continue;
+    if (p->node == near)
+      local += p->rows;
+    else if (p->node >= 0 && p->node < c->nnodes && move_seconds(c, p, 1) > fixed)
+      dear = true;
+  }
+  return dear ? local : 0;
+}
+
 /* A task of @p op over its next inputs, those on @p near first; SL_NONE
  * when it has none. */
 static sl_task_id make_task(sl_core *c, int op, int near)
@@ -1231,6 +1379,9 @@ static sl_task_id make_task(sl_core *c, int op, int near)
   if (c->plan->ops[op].kind == SL_OP_ALL_TO_ALL)
     return sl__make_all_to_all(c, op);
   int64_t rows = batch_rows_wanted(c, op, near);
+  int64_t local = rows > 0 && near >= 0 && state(c)->reads_home[op] ? local_rows(c, op, near) : 0;
+  if (local > 0 && local < rows)
+    return sl__take_rows(c, op, local, near);
   if (rows > 0 && rows < c->plan->ops[op].batch_size)
     return sl__take_rows(c, op, rows, near);
   return sl__take_inputs(c, op, sl__gathers(c, op), splits_batches(c, op), near);
@@ -2217,6 +2368,7 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
     return;
   yield_caps(c, st, &alloc);
   st->area_s = b.area_s;
+  st->bound_rows_s = b.throughput_rows_s;
   bool ahead = source_may_run_ahead(c);
   if (ahead && b.area_s > b.critical_path_s)
     st->source_deadline = c->now + b.area_s - b.critical_path_s;
@@ -2538,6 +2690,7 @@ static int streaming_init(sl_core *c, char *err, size_t errlen)
     for (int i = 0; i < c->nops; i++) {
       st->part_target[i] = fine_partition_bytes(c, i, false);
       st->last_target[i] = fine_partition_bytes(c, i, true);
+      st->reads_home[i] = reads_where_made(c, i);
     }
   }
   st->next_refill = 0; /* the first tick computes the drain rate */
