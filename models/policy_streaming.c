@@ -45,6 +45,8 @@ typedef struct {
   double part_target[SL_MAX_OPS]; /* streaming-plus: output partition bytes, 0 = the plan's */
   double last_target[SL_MAX_OPS]; /* streaming-plus: the same in the operator's last wave */
   double area_s;                  /* streaming-plus: the bound's area, the JCT it aims at */
+  int wave_op;                    /* streaming-plus: wave_operator(), -1 = none */
+  double wave_rows;               /* streaming-plus: its input rows over its slots, one wave's task */
   double source_deadline;         /* streaming-plus: when the last source task must start, 0 = none */
   double bound_source_rate;       /* streaming-plus: source tasks per second at the bound, 0 = none */
   double fill_pace;               /* streaming-plus: fill_pace() of the bound */
@@ -763,6 +765,7 @@ static bool waits_to_amortise(const sl_core *c, int op)
 }
 
 static double useful_instances(const sl_core *c, int i);
+static double slowest_speed(const sl_core *c, int i);
 static double group_speed(const sl_core *c, int op, const sl_node_group *g);
 static double speed_on(const sl_core *c, int op, int n);
 
@@ -858,14 +861,48 @@ static double balanced_share_rows(const sl_core *c, int op, double left, int n)
 {
   const sl_pop *o = &c->plan->ops[op];
   double slots = useful_instances(c, op);
-  if (n < 0 || !(o->time_per_row > 0))
+  /* the wave operator, once every source split has started, waits for
+   * the rows fill_horizon() gives a task, as make_task() takes them: its
+   * rows come soon, and by the even split over all its slots (which falls
+   * as its tasks start) it started with two 17-row partitions where it
+   * wanted 45, and the later tasks took up to 68 (zoo seed 1 case 45:
+   * 250 s; 193 s with this). While the sources still run, its rows come
+   * at their pace: waiting for a full share idled the GPUs of seed 1 case
+   * 21 (77.7 -> 74.6% of the bound). */
+  bool wave = op == state(c)->wave_op && c->plan->ops[0].kind == SL_OP_SOURCE &&
+              c->ops[0].next_split >= c->plan->ops[0].tasks;
+  if ((n < 0 && !wave) || !(o->time_per_row > 0))
     return ceil(left / slots);
   double fixed = o->time_per_task + o->time_per_batch;
-  double speed = speed_on(c, op, n);
-  double end = fill_horizon(c, op, left, fixed, speed, useful_speed(c, op) / slots);
+  double mean = useful_speed(c, op) / slots;
+  double speed = n >= 0 ? speed_on(c, op, n) : mean;
+  double end = fill_horizon(c, op, left, fixed, speed, mean);
   if (end < 0)
     return ceil(left / slots); /* no scratch: the even split */
   return ceil(fmax(0, (end - c->now) * speed - fixed) / o->time_per_row);
+}
+
+/* The rows of a task of batch operator @p op that feeds the wave operator
+ * (wave_operator()), near @p rows, such that the wave operator's one-wave
+ * task takes its outputs whole: a divisor of that task's rows where @p
+ * rows are fewer, a multiple where more. A partition is the least a task
+ * takes, so partitions that do not divide the task leave it short or long:
+ * 17-row partitions for 45-row tasks made tasks of 34 and 51 rows, the
+ * 51-row ones 13 s longer (zoo seed 1 case 45: 193 s; 15-row ones, 178 s). */
+static double wave_aligned_rows(const sl_core *c, int op, double rows)
+{
+  const streaming_state *st = state(c);
+  if (st->wave_op != op + 1 || !(st->wave_rows > 0))
+    return rows;
+  const sl_pop *o = &c->plan->ops[op];
+  double per = o->rows_out_per_row > 0 ? o->rows_out_per_row : 1;
+  double out = rows * per, q = st->wave_rows;
+  double aligned;
+  if (out < q)
+    aligned = ceil(q / ceil(q / out - 1e-9) - 1e-9);
+  else
+    aligned = fmax(1, fmin(round(out / q), floor(o->batch_size * per / q))) * q;
+  return fmax(1, fmin(o->batch_size, ceil(aligned / per - 1e-9)));
 }
 
 /* streaming-plus: the rows a task of batch operator @p op whose batches
@@ -891,7 +928,8 @@ static double batch_share_rows(const sl_core *c, int op, double left, int n)
   if (c->ops[op].task_rows > 0)
     floor_rows = fmin(floor_rows, c->ops[op].task_rows);
   double share = fmin(o->batch_size, balanced_share_rows(c, op, left, n));
-  return fmax(fmin(share, local_batch_rows(c, op, n, share)), fmin(o->batch_size, floor_rows));
+  double rows = fmax(fmin(share, local_batch_rows(c, op, n, share)), fmin(o->batch_size, floor_rows));
+  return wave_aligned_rows(c, op, rows);
 }
 
 /* streaming-plus: the rows a batch of @p op started on node @p n takes
@@ -2348,6 +2386,66 @@ static bool source_may_run_ahead(const sl_core *c)
   return most_bytes_in_flight(c) <= LINK_PACE_FILL * c->alive_store && !reads_crowd_nics(c);
 }
 
+/* streaming-plus: the job is a wave or two of one operator's tasks, not a
+ * steady state, where an operator with a fixed time per task or batch
+ * cuts its rows, at the bound's cut, into no more than WAVE_LIMIT tasks a
+ * slot, and a task of its rows spread over all its slots (one wave) takes
+ * WAVE_SHARE of the bound's area or more. Its last task then ends the job,
+ * and it starts when its rows have come: the operators before it should
+ * make every row at once, not at the bound's steady pace, and their tasks
+ * should fit its tasks (wave_aligned_rows()). Only where what runs before
+ * it, each operator alone on every slot of its class and the source's
+ * reads over the storage link, takes no more than WAVE_BEFORE of that
+ * task: a source of 68 s of work ahead of a 55 s wave, run at once, left
+ * the wave all to the end (zoo seed 1 case 9: 69.5 -> 57.2% of the bound;
+ * case 125, 243 s of sources ahead of a 142 s wave: 71.7 -> 67.3%). */
+#define WAVE_LIMIT 2
+#define WAVE_SHARE 0.5
+#define WAVE_BEFORE 0.5
+
+/* The mean speed of the slots of @p op's class. */
+static double mean_speed(const sl_core *c, int op)
+{
+  return useful_speed(c, op) / fmax(useful_instances(c, op), 1e-9);
+}
+
+/* The wave operator, as above, -1 when none; @p area_s is the bound's. */
+static int wave_operator(const sl_core *c, double area_s)
+{
+  int best = -1;
+  double longest = 0;
+  for (int i = 1; i < c->nops; i++) {
+    const sl_pop *o = &c->plan->ops[i];
+    double fixed = o->time_per_task + (o->batch_size > 0 ? o->time_per_batch : 0);
+    if (o->kind == SL_OP_ALL_TO_ALL || !(fixed > 0) || !(o->time_per_row > 0))
+      continue;
+    double rows = sl_plan_rows_in(c->plan, i), slots = sl__op_instances(c, i);
+    double cut = c->ops[i].task_rows > 0 ? c->ops[i].task_rows : sl_plan_amortising_rows(fixed, o->time_per_row);
+    if (o->batch_size > 0)
+      cut = fmin(cut, o->batch_size);
+    if (!(cut >= 1) || rows / cut > WAVE_LIMIT * slots)
+      continue; /* many short tasks: a steady state */
+    double t = sl_plan_task_time(o, ceil(rows / slots)) / slowest_speed(c, i);
+    if (t > longest) {
+      longest = t;
+      best = i;
+    }
+  }
+  if (best < 0 || longest < WAVE_SHARE * area_s)
+    return -1;
+  /* what runs before it, each operator on every slot of its class in
+   * turn, and the source's reads over the storage link */
+  double before = 0;
+  for (int i = 0; i < best; i++) {
+    double work = sl_plan_work_per_source_row(c->plan, i) * (double)c->plan->source_rows;
+    before += work / (sl__op_instances(c, i) * mean_speed(c, i));
+  }
+  const sl_pop *src = &c->plan->ops[0];
+  if (c->cluster->storage_bps > 0 && src->read_bytes_per_row > 0)
+    before = fmax(before, (double)c->plan->source_rows * src->read_bytes_per_row / c->cluster->storage_bps);
+  return before > WAVE_BEFORE * longest ? -1 : best;
+}
+
 /* streaming-plus: the tasks of each operator that the bound's throughput
  * needs at once, with the speed of an average slot of its class, and half
  * again as slack. An operator that grows data can then never take the
@@ -2375,6 +2473,20 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
   /* the rate the bound found reads within a percent of the link's bytes */
   st->storage_binds = c->cluster->storage_bps > 0 && c->plan->ops[0].read_bytes_per_row > 0 &&
                       b.throughput_rows_s * c->plan->ops[0].read_bytes_per_row >= 0.99 * c->cluster->storage_bps;
+  /* A job that is a wave of one operator's tasks (wave_operator()): the
+   * operators before it run on every slot, the source with no deadline
+   * left, where its data cannot fill the stores and its link does not
+   * bind. Held to the steady state's shares (82 sources, 105 tasks of the
+   * map after them) and to a deadline of the area less the critical path
+   * (51.6 s), 17,790 one-row sources of 0.36 s on 1,584 CPUs ended at
+   * 51.8 s, their map at 73 s, and the wave of 157 s tasks that followed
+   * them started in two (zoo seed 1 case 45: 54.8% of the bound; with
+   * these rules, 4.3 s, 19.1 s and 91.4%). */
+  st->wave_op = ahead && !st->storage_binds ? wave_operator(c, b.area_s) : -1;
+  if (st->wave_op > 0) {
+    st->wave_rows = ceil(sl_plan_rows_in(c->plan, st->wave_op) / sl__op_instances(c, st->wave_op) - 1e-9);
+    st->source_deadline = fmax(c->now, EPS);
+  }
   if (c->plan->ops[0].kind == SL_OP_SOURCE && c->plan->ops[0].rows_per_task > 0) {
     st->bound_source_rate = b.throughput_rows_s / (double)c->plan->ops[0].rows_per_task;
     st->fill_pace = fill_pace(&b);
@@ -2396,6 +2508,8 @@ static void bound_share_caps(sl_core *c, streaming_state *st)
     st->share_cap[i] = (int)fmin(1e6, ceil(1.5 * tasks + EPS) + 1);
     if (st->share_cap[i] < 1)
       st->share_cap[i] = 1;
+    if (i < st->wave_op)
+      st->share_cap[i] = 0; /* none: before a wave, every slot */
   }
   /* Sources that read from a shared storage link start at the bound's
    * pace, a little faster, not all at once: a burst of identical reads
@@ -2665,6 +2779,7 @@ static int streaming_init(sl_core *c, char *err, size_t errlen)
   }
   c->pstate = st;
   st->slot_ends_op = -1;
+  st->wave_op = -1;
   st->source_expansion = source_expansion(c);
   st->admit_budget = budget_cap(c);
   if (sl_cluster_backbone_binds(c->cluster) && c->nnodes > 0)
@@ -2679,14 +2794,15 @@ static int streaming_init(sl_core *c, char *err, size_t errlen)
   if (c->opts.streaming.no_adaptive)
     fixed_concurrency(c);
   if (c->opts.streaming.bound_shares) {
-    bound_share_caps(c, st);
     /* tasks of the size the bound finds best where a tenth of the work
      * fixed is not (zoo case 128: a 16 s fixed cost asked for 3,040-row
-     * tasks that took 160 s each, for a job whose bound is 74 s) */
+     * tasks that took 160 s each, for a job whose bound is 74 s); before
+     * the shares, which look for a wave operator at that cut */
     double rows[SL_MAX_OPS];
     if (sl_bound_task_rows(c->plan, c->cluster, rows) == 0)
       for (int i = 0; i < c->nops; i++)
         c->ops[i].task_rows = rows[i];
+    bound_share_caps(c, st);
     for (int i = 0; i < c->nops; i++) {
       st->part_target[i] = fine_partition_bytes(c, i, false);
       st->last_target[i] = fine_partition_bytes(c, i, true);
