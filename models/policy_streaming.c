@@ -467,9 +467,8 @@ static bool spill_feeds_consumer(const sl_core *c, int op, int n)
    * disk the spills shared, and the CPUs idled 10 s (zoo seed 2 case
    * 155: 85.2% of the bound; 97.3% with this, nothing spilled). Counting
    * every operator further on, capped or not, at any class: seed 1 case
-   * 137 lost 7
-   * points to a GPU map capped at 12 tasks, set-up seed 1 case 8 14 to
-   * CPU work queued where the storage link binds. */
+   * 137 lost 7 points to a GPU map capped at 12 tasks, set-up seed 1 case
+   * 8 lost 14 to CPU work queued where the storage link binds. */
   for (int j = op + 1; j < c->nops; j++) {
     const sl__op *next = &c->ops[j];
     if ((j == op + 1 || (share_a_binding_class(c, op, j) && !held_to_share(c, j) && !waits_for_room(c, j))) &&
