@@ -979,7 +979,7 @@ static sl_part_id least_pulled(const sl_core *c, int op, uint32_t window)
 static sl_task_id assemble(sl_core *c, int op, take_state ts, int near)
 {
   sl__op *s = &c->ops[op];
-  uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
+  uint32_t window = sl__input_window(&s->inq);
   /* a pool node to be released waits for its stored partitions to go:
    * they go first, or a host that makes its own inputs leaves them to the
    * end (and the node is billed till then) */

@@ -451,6 +451,17 @@ bool sl__gathers(const struct sl_core_s *c, int op);
 /** Where tasks cut their output under the model's sizing rule (INFINITY: one partition per task). */
 double sl__target_bytes(const struct sl_core_s *c);
 
+/** How many partitions at the head of an input queue a task is assembled
+ *  from (sl__take_inputs, sl__take_rows); policies that look where a task's
+ *  inputs lie scan the same window (sl__input_window). */
+#define SL_INPUT_WINDOW 256
+/** @brief The partitions of @p q a task may take from: its first
+ *  SL_INPUT_WINDOW. */
+static inline uint32_t sl__input_window(const sl__idq *q)
+{
+  return sl__idq_len(q) < SL_INPUT_WINDOW ? sl__idq_len(q) : SL_INPUT_WINDOW;
+}
+
 /** @brief Takes input partitions of @p op from its queue into a new task,
  *  coalescing when asked, those already on node @p near first (-1: none).
  *  @p split_batch: a batch operator whose batches are free (sl__batch_free)

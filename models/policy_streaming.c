@@ -471,8 +471,10 @@ static bool spill_feeds_consumer(const sl_core *c, int op, int n)
    * 8 lost 14 to CPU work queued where the storage link binds. */
   for (int j = op + 1; j < c->nops; j++) {
     const sl__op *next = &c->ops[j];
-    if ((j == op + 1 || (share_a_binding_class(c, op, j) && !held_to_share(c, j) && !waits_for_room(c, j))) &&
-        next->in_queue_bytes >= SPILL_FEED_QUEUE * useful_instances(c, j) * fmax(next->est_in_bytes, 1))
+    if (next->in_queue_bytes < SPILL_FEED_QUEUE * useful_instances(c, j) * fmax(next->est_in_bytes, 1))
+      continue;
+    /* has_output_space() last: it asks this of the operators after j */
+    if (j == op + 1 || (share_a_binding_class(c, op, j) && !held_to_share(c, j) && !waits_for_room(c, j)))
       return false;
   }
   double bytes = task_footprint(c, op);
@@ -722,7 +724,7 @@ static bool upstream_pending(const sl_core *c, int op)
 static int input_home(const sl_core *c, int op, bool by_room)
 {
   const sl__op *s = &c->ops[op];
-  uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
+  uint32_t window = sl__input_window(&s->inq);
   bool wait = false, other = false;
   for (uint32_t k = 0; k < window; k++) {
     const sl__part *p = &c->parts[sl__idq_at(&s->inq, k)];
@@ -990,7 +992,7 @@ static double local_batch_rows(const sl_core *c, int op, int n, double want)
   if (n < 0 || n >= c->nnodes || c->nnodes < 2)
     return INFINITY;
   const sl__op *s = &c->ops[op];
-  uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
+  uint32_t window = sl__input_window(&s->inq);
   double local = 0;
   for (uint32_t k = 0; k < window; k++) {
     const sl__part *p = &c->parts[sl__idq_at(&s->inq, k)];
@@ -1235,7 +1237,7 @@ static bool waits_for_home(const sl_core *c, int op)
   const sl_pop *o = &c->plan->ops[op];
   bool gpu = o->gpu > 0;
   double req = gpu ? o->gpu : o->cpu;
-  uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
+  uint32_t window = sl__input_window(&s->inq);
   for (uint32_t k = 0; k < window; k++) {
     const sl__part *p = &c->parts[sl__idq_at(&s->inq, k)];
     if (!p->in_queue)
@@ -1454,7 +1456,7 @@ static int64_t local_rows(const sl_core *c, int op, int near)
   double fixed = (o->time_per_task + o->time_per_batch) / speed_on(c, op, near);
   int64_t local = 0;
   bool dear = false;
-  uint32_t window = sl__idq_len(&s->inq) < 256 ? sl__idq_len(&s->inq) : 256;
+  uint32_t window = sl__input_window(&s->inq);
   for (uint32_t k = 0; k < window; k++) {
     const sl__part *p = &c->parts[sl__idq_at(&s->inq, k)];
     if (!p->in_queue)
