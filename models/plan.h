@@ -30,6 +30,9 @@ typedef struct {
   double time_setup;          /**< seconds a slot spends setting the operator up before its
                                    first task of it (the members' sum): an actor's start */
   double time_spread;         /**< coefficient of variation of task time */
+  double time_noise;          /**< coefficient of variation of a second factor on task time, drawn
+                                   apart from the spread's: what a calibrated run varied beyond its
+                                   drawn spread (0 from a spec) */
   bool outputs_at_end;        /**< a task's outputs appear when it ends (any member's do) */
   int batch_size;             /**< rows per task (map_batches), 0 = any */
   int concurrency;            /**< cap on tasks in flight, 0 = none */

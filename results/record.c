@@ -743,7 +743,7 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
                         "end_s", "rows_in", "bytes_in", "rows_out", "bytes_out", "partitions_out",
                         "status", "speed", "waited_s", "transfer_s", "spread", "fresh", "spill_write_s",
                         "spill_write_bytes", "spill_read_s", "spill_read_bytes", "dispatch_s", "handoff_s",
-                        "transfer_bytes", NULL};
+                        "transfer_bytes", "spread_cv", "noise_cv", NULL};
   for (int i = 0; cols[i]; i++)
     field_str(&o, cols[i]);
   end_row(&o);
@@ -785,6 +785,11 @@ static int write_tasks(const sl_recorder *r, const char *dir, char *err, size_t 
     else
       field_str(&o, ""); /* its finish gave its slot nothing */
     field_count(&o, t->transfer_bytes);
+    /* the coefficients its spread factor was drawn with: calibration takes
+     * them, and not the factors' sample spread, so that a simulation draws
+     * the very same factors */
+    field_num(&o, r->plan->ops[t->op].time_spread);
+    field_num(&o, r->plan->ops[t->op].time_noise);
     end_row(&o);
   }
   free(names);

@@ -66,6 +66,11 @@ static const sl_ini_key cost_keys[] = {
    .doc = "finishes whose handoff the run measured; informational"},
   {.name = "time_spread", .type = SL_INI_REAL, .range = SL_INI_NONNEG, .offset = COST(time_spread),
    .tag = SL_COST_TIME_SPREAD, .dflt_doc = "the spec's", .doc = "coefficient of variation of a task's time"},
+  {.name = "time_noise", .type = SL_INI_REAL, .range = SL_INI_NONNEG, .offset = COST(time_noise),
+   .tag = SL_COST_TIME_NOISE, .dflt_doc = "0",
+   .doc = "coefficient of variation of a second factor on a task's time, drawn apart from time_spread's "
+          "(calibrate writes what the run varied beyond the spread factors it drew, so that a simulation "
+          "draws those very factors, and this noise on top)"},
   {.name = "rows_out_per_row", .type = SL_INI_REAL, .unit = "rows", .range = SL_INI_NONNEG,
    .offset = COST(rows_out_per_row), .tag = SL_COST_ROWS_OUT, .dflt_doc = "the spec's",
    .doc = "output rows per input row (a source keeps its own)"},
@@ -434,6 +439,8 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
     }
     if (oc->set & SL_COST_TIME_SPREAD)
       o->time_spread = oc->time_spread;
+    if (oc->set & SL_COST_TIME_NOISE)
+      o->time_noise = oc->time_noise;
     if (oc->set & SL_COST_TIME_SETUP)
       o->time_setup = oc->time_setup;
     if ((oc->set & SL_COST_ROWS_OUT) && o->kind != SL_OP_SOURCE)
@@ -478,12 +485,13 @@ bool sl_sim_costs_handoffs(const sl_sim_costs *c, const sl_plan *plan, double ou
  * disk's bandwidths. */
 enum { C_OP, C_OP_NAME, C_START, C_END, C_ROWS_IN, C_ROWS_OUT, C_BYTES_OUT, C_STATUS, C_N,
        C_SPEED = C_N, C_WAITED, C_TRANSFER, C_SPREAD, C_BYTES_IN, C_FRESH, C_SPILL_WS, C_SPILL_WB, C_SPILL_RS,
-       C_SPILL_RB, C_NODE, C_DISPATCH, C_HANDOFF, C_NODE_NAME, C_TRANSFER_BYTES, C_ALL };
+       C_SPILL_RB, C_NODE, C_DISPATCH, C_HANDOFF, C_NODE_NAME, C_TRANSFER_BYTES, C_SPREAD_CV, C_NOISE_CV, C_ALL };
 static const char *const wanted[C_ALL] = {"op",        "op_name", "start_s",  "end_s",      "rows_in",
                                           "rows_out",  "bytes_out", "status", "speed",      "waited_s",
                                           "transfer_s", "spread",  "bytes_in", "fresh", "spill_write_s",
                                           "spill_write_bytes", "spill_read_s", "spill_read_bytes", "node",
-                                          "dispatch_s", "handoff_s", "node_name", "transfer_bytes"};
+                                          "dispatch_s", "handoff_s", "node_name", "transfer_bytes",
+                                          "spread_cv", "noise_cv"};
 
 typedef struct {
   double *x, *y, *rows_out, *bytes_out;
@@ -492,6 +500,11 @@ typedef struct {
   double bytes_in; /* over every attempt, when the trace has the column */
   double handoff_sum; /* over the attempts with a handoff_s */
   int64_t handoffs;
+  /* the coefficients the attempts' factors were drawn with, where the
+   * trace has them (spread_cv, noise_cv): summed over the cv_n attempts
+   * that recorded them */
+  double cv_sum, noise_sum;
+  int64_t cv_n;
   double *y_var; /* variance of y that the printed times' rounding alone makes */
   int64_t n, cap;
 } samples;
@@ -912,6 +925,28 @@ static int take_transfer(reader *r, double op, double node, double start, double
   return 0;
 }
 
+
+/* The coefficients of variation this attempt's spread factor was drawn
+ * with (spread_cv, and noise_cv: 0 when the trace lacks it), into @p s;
+ * nothing where the trace does not record them. */
+static int take_drawn(reader *r, samples *s)
+{
+  if (r->index[C_SPREAD_CV] < 0 || !r->field[C_SPREAD_CV][0])
+    return 0;
+  double cv = 0, noise = 0;
+  int rc = number_field(r, C_SPREAD_CV, &cv);
+  if (!rc && r->index[C_NOISE_CV] >= 0 && r->field[C_NOISE_CV][0])
+    rc = number_field(r, C_NOISE_CV, &noise);
+  if (rc)
+    return rc;
+  if (!(cv >= 0 && cv <= 1e3) || !(noise >= 0 && noise <= 1e3))
+    return fail_at(r->err, r->errlen, r->path, r->line, "spread_cv and noise_cv must be numbers from 0 to 1000");
+  s->cv_sum += cv;
+  s->noise_sum += noise;
+  s->cv_n++;
+  return 0;
+}
+
 static int take_record(reader *r)
 {
   if (r->record == 0) {
@@ -1039,6 +1074,8 @@ static int take_record(reader *r)
     return SL_ENOMEM;
   }
   r->s[slot].bytes_in += bytes_in;
+  if ((rc = take_drawn(r, &r->s[slot])) < 0)
+    return rc;
   /* the engine's handoff after this attempt, where its finish launched its
    * slot's next task (empty otherwise): like the dispatch, no cost of the
    * operator's work and at no node speed, but its worker's: a GPU
@@ -1208,10 +1245,25 @@ static double fit(const samples *s, sl_sim_op_cost *oc)
     if (var > rounded * (1 + 3 * sqrt(2.0 / (double)k)))
       residual = var - rounded;
   }
-  /* what varied beyond the drawn factors, and the factors' own spread:
-   * independent, so their variances add */
-  double drawn = factor_cv(s);
-  oc->time_spread = sqrt(residual + drawn * drawn);
+  /* where every attempt recorded the coefficients its factor was drawn
+   * with, those: a simulation keyed alike then draws the very factors of
+   * the run, and what varied beyond them as a factor of its own. The
+   * factors' sample spread is only an estimate of their coefficient (0.30
+   * over 15 tasks drawn at 0.22: zoo small seed 1 case 3), and folded into
+   * one coefficient with the residual it scaled every drawn factor
+   * otherwise. Without them, or where nothing was drawn, what varied
+   * beyond the drawn factors and the factors' own spread, independent, so
+   * their variances add, in one coefficient */
+  double drawn_cv = s->n > 0 && s->cv_n == s->n ? s->cv_sum / (double)s->n : 0;
+  if (drawn_cv > 0) {
+    double noise = s->noise_sum / (double)s->n;
+    oc->time_spread = drawn_cv;
+    oc->time_noise = sqrt(residual + noise * noise);
+  } else {
+    double drawn = factor_cv(s);
+    oc->time_spread = sqrt(residual + drawn * drawn);
+    oc->time_noise = 0;
+  }
   return residual;
 }
 
@@ -1228,6 +1280,11 @@ static void later_attempts(const samples *s, samples *w)
       w->f[w->n] = s->f[i];
       w->n++;
     }
+  /* an operator's attempts share its coefficients: their mean carries over */
+  bool known = s->n > 0 && s->cv_n == s->n;
+  w->cv_n = known ? w->n : 0;
+  w->cv_sum = known ? s->cv_sum / (double)s->n * (double)w->n : 0;
+  w->noise_sum = known ? s->noise_sum / (double)s->n * (double)w->n : 0;
 }
 
 /* The set-up: what the fresh attempts took beyond the per-task fit, in
@@ -1329,7 +1386,7 @@ static void summarize(const samples *s, sl_sim_op_cost *oc)
   oc->time_handoff = s->handoffs > 0 ? s->handoff_sum / (double)s->handoffs : 0;
   oc->set = SL_COST_TIME_PER_TASK | SL_COST_TIME_PER_ROW | SL_COST_TIME_SPREAD | SL_COST_ROWS_OUT |
             SL_COST_OUT_ROW_BYTES | (oc->setup_told ? SL_COST_TIME_SETUP : 0) |
-            (s->handoffs > 0 ? SL_COST_TIME_HANDOFF : 0);
+            (s->handoffs > 0 ? SL_COST_TIME_HANDOFF : 0) | (oc->time_noise > 0 ? SL_COST_TIME_NOISE : 0);
 }
 
 /* The run's workload name, time scale and profile, from its summary.csv
@@ -1470,7 +1527,13 @@ int sl_sim_costs_write(const sl_sim_costs *c, const char *source, const char *wo
                  "; slot's next task back; the mean time that took:\n"
                  "time_handoff = %.9gs\nhandoffs_observed = %lld\n",
               (long long)o->handoffs_observed, o->time_handoff, (long long)o->handoffs_observed);
-    fprintf(f, "time_spread = %.6g\n", o->time_spread);
+    if (o->set & SL_COST_TIME_NOISE)
+      fprintf(f, "; the run recorded the coefficient its factors were drawn with: time_spread is it, and\n"
+                 "; time_noise what the times varied beyond those factors, drawn apart\n"
+                 "time_spread = %.6g\ntime_noise = %.6g\n",
+              o->time_spread, o->time_noise);
+    else
+      fprintf(f, "time_spread = %.6g\n", o->time_spread);
     fprintf(f, "rows_out_per_row = %.9g\n", o->rows_out_per_row);
     fprintf(f, "rows_out_spread = %.6g\n", o->rows_out_spread);
     fprintf(f, "out_row_bytes = %.9gB\n", o->out_row_bytes);

@@ -11,6 +11,7 @@
  *     time_per_batch = 0s         ; seconds per batch (optional)
  *     time_setup = 0s             ; once per slot, before its first task of the operator
  *     time_spread = 0.05          ; coefficient of variation of task time
+ *     time_noise = 0.01           ; and of a second factor, drawn apart from it
  *     rows_out_per_row = 1        ; output rows per input row
  *     out_row_bytes = 1MB         ; bytes of one output row
  *     tasks_observed = 800        ; informational (written by calibrate)
@@ -47,6 +48,7 @@ enum {
   SL_COST_TIME_SETUP = 1 << 6,
   SL_COST_ROWS_FITTED = 1 << 7,
   SL_COST_TIME_HANDOFF = 1 << 8,
+  SL_COST_TIME_NOISE = 1 << 9,
 };
 
 /** @brief The costs of one operator; @p set says which fields were given. */
@@ -55,6 +57,8 @@ typedef struct {
   int line;
   unsigned set;
   double time_per_task, time_per_row, time_per_batch, time_spread;
+  double time_noise; /**< coefficient of variation of a factor drawn apart from time_spread's: what
+                          the run varied beyond the factors it drew */
   double time_setup; /**< once per slot before its first task of the operator */
   double time_handoff; /**< after a task of it ends, before the tasks its finish launches may start:
                             the engine's, not the operator's work, so at no node speed */

@@ -924,6 +924,61 @@ static void test_calibrate_divides_out_spread(void **state)
   sl_cluster_free(&c);
 }
 
+/* Bug: calibration wrote the sample spread of a run's drawn factors as
+ * the operator's time_spread (0.30 over 15 tasks drawn at 0.22: zoo small
+ * seed 1 case 3), and the simulation it fed, drawing from the same data
+ * keys with another coefficient, stretched every factor the run had drawn
+ * by the difference: engines that should replay one run disagreed by up
+ * to 15%. tasks.csv now says the coefficient each factor was drawn with,
+ * and a calibrated simulation draws the run's very factors (12 sources
+ * drawn at 0.3 calibrated to 0.41 before). */
+static void test_calibrated_sim_replays_spread(void **state)
+{
+  (void)state;
+  sl_workload w;
+  calib_workload(&w);
+  w.ops[0].tasks = 12;
+  w.ops[0].time_spread = 0.3;
+  w.ops[1].time_spread = 0.2;
+  sl_plan p;
+  char err[512], dir[128], workload[64];
+  sl_plan_opts po = {0};
+  assert_int_equal(sl_plan_build(&p, &w, &po, err, sizeof err), 0);
+  sl_cluster c;
+  one_calib_node(&c, 1000 * MB);
+  snprintf(dir, sizeof dir, "%s/sim-calib-replay-%d", SL_BINARY_DIR, (int)getpid());
+  sl_sim_opts o = opts_for(&p, &c, "streaming");
+  o.keep_tasks = true;
+  o.out_dir = dir;
+  sl_sim_result r1;
+  sl_sim_run(&o, &r1);
+  assert_whole(&r1, 240);
+  sl_sim_costs costs;
+  int rc = sl_sim_calibrate(dir, &costs, workload, sizeof workload, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, 0);
+  const sl_sim_op_cost *rd = cost_of(&costs, "read"), *t = cost_of(&costs, "transform");
+  fprintf(stderr, "  spreads drawn at 0.3 and 0.2: calibrated %.6g and %.6g, noise %.3g and %.3g\n",
+          rd->time_spread, t->time_spread, rd->time_noise, t->time_noise);
+  assert_float_equal(rd->time_spread, 0.3, 1e-9);
+  assert_float_equal(t->time_spread, 0.2, 1e-9);
+  assert_true(rd->time_noise < 1e-3 && t->time_noise < 1e-3);
+  sl_plan p2 = p;
+  assert_int_equal(sl_sim_costs_apply(&costs, &p2, err, sizeof err), 0);
+  o.plan = &p2;
+  o.out_dir = NULL;
+  sl_sim_result r2;
+  sl_sim_run(&o, &r2);
+  assert_whole(&r2, 240);
+  fprintf(stderr, "  JCT %.6g s, calibrated %.6g s\n", r1.summary.jct_s, r2.summary.jct_s);
+  assert_float_equal(r2.summary.jct_s, r1.summary.jct_s, 0.002 * r1.summary.jct_s);
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+  sl_cluster_free(&c);
+}
+
 /* Video classification on 32 nodes reading from a 20 Gbps storage link:
  * the paper's policy admits a source task per CPU at once; their reads
  * share the link, end together, and the pipeline runs in waves with the
@@ -1231,6 +1286,7 @@ int main(void)
     cmocka_unit_test(test_calibrate_keeps_time_scale),
     cmocka_unit_test(test_calibrate_fits_links),
     cmocka_unit_test(test_calibrate_divides_out_spread),
+    cmocka_unit_test(test_calibrated_sim_replays_spread),
     cmocka_unit_test(test_cost_file_errors),
     cmocka_unit_test(test_cost_file_keeps_batch_shape),
     cmocka_unit_test(test_cost_file_one_row_count),
