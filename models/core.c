@@ -328,6 +328,17 @@ void sl__forget_fresh(sl_core *c, sl__task *t, sl_part_id pid)
 }
 /* --------------------------------------------------------- construction */
 
+/* Whether @p a and @p b have the same operators, by name, in order. */
+static bool same_operators(const sl_plan *a, const sl_plan *b)
+{
+  if (a->nops != b->nops)
+    return false;
+  for (int i = 0; i < a->nops; i++)
+    if (strcmp(a->ops[i].name, b->ops[i].name) != 0)
+      return false;
+  return true;
+}
+
 sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl_core_opts *opts, int *code,
                         char *err, size_t errlen)
 {
@@ -339,10 +350,16 @@ sl_core *sl_core_create(const sl_plan *plan, const sl_cluster *cluster, const sl
     *code = SL_EINVAL;
     return NULL;
   }
+  if (opts->charges && !same_operators(plan, opts->charges)) {
+    snprintf(err, errlen, "the charged costs are of other operators than the plan's");
+    *code = SL_EINVAL;
+    return NULL;
+  }
   sl_core *c = calloc(1, sizeof *c);
   if (!c)
     goto out_nomem;
   c->plan = plan;
+  c->charges = opts->charges ? opts->charges : plan;
   c->cluster = cluster;
   c->opts = *opts;
   c->dec_hash = 0xcbf29ce484222325ULL; /* FNV-1a's offset basis */
@@ -604,17 +621,18 @@ static int64_t shuffle_shares_after(const sl_core *c, int op)
 static void work_order(sl_core *c, sl_decision *d, sl__task *o, int node)
 {
   const sl_pop *op = &c->plan->ops[d->op];
+  const sl_pop *cost = &c->charges->ops[d->op]; /* the times charged, as the policy's may not be */
   d->rows_per_part = sl_plan_rows_per_part(op, d->target_bytes);
   d->out_rows = o->out_rows;
   d->out_parts = d->out_rows <= 0                  ? 0
                  : d->rows_per_part == INT64_MAX ? 1
                                                  : (d->out_rows + d->rows_per_part - 1) / d->rows_per_part;
-  d->spread = sl__draw_spread(op->time_spread, c->seed, DRAW_SPREAD, data_key(c, o)) *
-              sl__draw_spread(op->time_noise, c->seed, DRAW_NOISE, data_key(c, o));
+  d->spread = sl__draw_spread(cost->time_spread, c->seed, DRAW_SPREAD, data_key(c, o)) *
+              sl__draw_spread(cost->time_noise, c->seed, DRAW_NOISE, data_key(c, o));
   d->outputs_at_end = op->outputs_at_end;
   d->fresh = first_on_slot(c, d);
-  d->setup_s = d->fresh ? op->time_setup : 0;
-  d->work_s = sl_plan_task_time(op, (double)d->rows) * d->spread + d->setup_s;
+  d->setup_s = d->fresh ? cost->time_setup : 0;
+  d->work_s = sl_plan_task_time(cost, (double)d->rows) * d->spread + d->setup_s;
   d->speed = sl__slot_speed(c, d->op, node);
   d->charge_s = d->work_s / d->speed;
   /* a kill that found nothing of this operator running takes this attempt */

@@ -106,6 +106,11 @@ typedef struct {
                                    events, as hashing is a third of the executor's dispatch cost */
   sl_autoplace autoplace;     /**< who preprocesses, with elastic node groups (default: bound) */
   double autoplace_interval_s;/**< how long each measure of the delivery rate lasts (default 10 s) */
+  const sl_plan *charges;     /**< borrowed: the times a task's work is charged at, operator by
+                                   operator (time_per_*, time_setup, time_spread, time_noise), where
+                                   they are not the plan's: a calibrated simulation charges the times
+                                   its run measured while the policy plans with the times that run
+                                   planned with. NULL: the plan's. Its operators are the plan's. */
 } sl_core_opts;
 
 /** @brief Parses "bound", "collocated", "remote" or "pecan" into @p o. */

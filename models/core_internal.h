@@ -193,6 +193,7 @@ struct sl_core_s {
   uint32_t retry_pass;   /**< that scan's number */
   int homes_full;        /**< nodes the current scan found without room */
   const sl_plan *plan;
+  const sl_plan *charges; /**< what tasks' work is charged at: opts.charges, or the plan */
   const sl_cluster *cluster;
   sl_core_opts opts;
   uint64_t seed;         /**< of task time spreads: opts.seed, or the workload's */

@@ -163,7 +163,9 @@ static const sl_ini_schema cost_schema = {
   .title = "Cost file: one section per physical operator, [NAME]",
   .intro = "What `sluice calibrate` writes and `sluice sim --costs` reads: costs that replace the plan's. "
            "A section is named like a physical operator of `sluice plan` (`read->decode` for a fused "
-           "one), and replaces only the costs it gives. A section [spill disk] (read_bandwidth, "
+           "one), and replaces only the costs it gives: tasks are charged its times while the policy "
+           "plans with the spec's, as the run it was fitted on did (`--plan-with-costs`: with its "
+           "times too); its data sizes are both's. A section [spill disk] (read_bandwidth, "
            "write_bandwidth: what the run's spills took on its disk) gives every node group without a "
            "disk of its own that disk. A section [dispatch] (launch_spacing) makes the simulator "
            "start each task of a burst handed out at once that much after the one before, in a "
@@ -420,7 +422,7 @@ static int plan_op(const sl_plan *plan, const char *name)
   return i;
 }
 
-int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t errlen)
+static int apply(const sl_sim_costs *c, sl_plan *plan, bool times, char *err, size_t errlen)
 {
   for (int k = 0; k < c->n; k++) {
     const sl_sim_op_cost *oc = &c->ops[k];
@@ -432,16 +434,16 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
       return fail_at(err, errlen, c->path, oc->line, "no operator '%s' in the plan (operators: %s)", oc->op, names);
     }
     sl_pop *o = &plan->ops[i];
-    if (!apply_at_one_size(oc, o)) {
+    if (times && !apply_at_one_size(oc, o)) {
       apply_fixed_costs(oc, o);
       if (oc->set & SL_COST_TIME_PER_ROW)
         o->time_per_row = oc->time_per_row;
     }
-    if (oc->set & SL_COST_TIME_SPREAD)
+    if (times && (oc->set & SL_COST_TIME_SPREAD))
       o->time_spread = oc->time_spread;
-    if (oc->set & SL_COST_TIME_NOISE)
+    if (times && (oc->set & SL_COST_TIME_NOISE))
       o->time_noise = oc->time_noise;
-    if (oc->set & SL_COST_TIME_SETUP)
+    if (times && (oc->set & SL_COST_TIME_SETUP))
       o->time_setup = oc->time_setup;
     if ((oc->set & SL_COST_ROWS_OUT) && o->kind != SL_OP_SOURCE)
       o->rows_out_per_row = oc->rows_out_per_row; /* a source's rows are its rows */
@@ -450,6 +452,16 @@ int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t e
   }
   refresh_plan(plan);
   return 0;
+}
+
+int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t errlen)
+{
+  return apply(c, plan, true, err, errlen);
+}
+
+int sl_sim_costs_apply_data(const sl_sim_costs *c, sl_plan *plan, char *err, size_t errlen)
+{
+  return apply(c, plan, false, err, errlen);
 }
 
 

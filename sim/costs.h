@@ -172,6 +172,14 @@ int sl_sim_costs_load(const char *path, sl_sim_costs *out, char *err, size_t err
 int sl_sim_costs_apply(const sl_sim_costs *c, sl_plan *plan, char *err, size_t errlen);
 
 /**
+ * @brief sl_sim_costs_apply() of what @p c says of the data alone (rows
+ *        out per row, output row sizes): the plan a policy of a calibrated
+ *        simulation plans with, as the run it replays planned with the
+ *        spec's times but made the data it measured.
+ */
+int sl_sim_costs_apply_data(const sl_sim_costs *c, sl_plan *plan, char *err, size_t errlen);
+
+/**
  * @brief The time_handoff of each operator of @p plan into @p out (0 where
  *        @p c gives none), for sl_sim_opts.handoff_s. True when any is above 0.
  *        Call after sl_sim_costs_apply(), which has checked the names.

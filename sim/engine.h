@@ -60,6 +60,10 @@
 
 typedef struct {
   const sl_plan *plan;       /**< borrowed */
+  const sl_plan *charges;    /**< borrowed, may be NULL: the times tasks are charged at where they are
+                                  not the plan's (sl_core_opts.charges): a cost file's, while the
+                                  policy plans with the spec's as the real run did. Its bound is the
+                                  run's (the summary's, as a real run's is from its measured costs) */
   const sl_cluster *cluster; /**< borrowed, expanded */
   const char *platform_xml;  /**< a hand-written platform whose cluster is @p cluster
                                   (sl_sim_platform_read), or NULL to generate one */

@@ -188,6 +188,9 @@ check "sim with calibrated costs" exits 0 "$sluice" sim fig9-small --memory 100M
 jct1=$(field "$tmp/run/summary.csv" jct_s)
 jct2=$(field "$tmp/cal/summary.csv" jct_s)
 check "calibrated JCT within 2% ($jct1 vs $jct2)" awk -v a="$jct1" -v b="$jct2" 'BEGIN{exit !(b > 0.98 * a && b < 1.02 * a)}'
+check "sim --plan-with-costs with calibrated costs" exits 0 "$sluice" sim fig9-small --memory 100MB \
+  --costs "$tmp/run/costs.ini" --plan-with-costs --quiet --out "$tmp/calp"
+check "--plan-with-costs without --costs exits 2" exits 2 "$sluice" sim fig9-small --plan-with-costs
 # a worker that woke late: the wait (dispatch_s) is the engine's, not the
 # operator's, so calibration leaves the operator's time as it was
 mkdir -p "$tmp/late"
