@@ -1216,21 +1216,6 @@ static bool reads_where_made(const sl_core *c, int op)
   return isfinite(nic) && per_node >= NIC_LOAD_SHARE * nic;
 }
 
-/* Whether a task of @p op (reads_where_made()) waits for a slot on a node
- * that holds its input: every queued input, among the window
- * input_home() scans, takes longer to move over its node's NIC than
- * LOCAL_READ_SHARE of the task's work (the NIC alone: its pulls say how
- * busy it is now, not what a move costs; priced by them, NICs of 141 to
- * 400 Gbps looked dear: seed 7 case 167, 80.4 -> 61.8%), its node runs
- * none now, and what runs there, not paused on a full store, will free a
- * slot of its class. Delay scheduling without the limits
- * input_worth_a_task() puts on the wait (a spilled partition goes
- * anywhere; none waits longer than its move takes, from its arrival):
- * with those, the case 15 filter ran at 38.5% (46.6% when a spilled one
- * waits too): in the backlog every partition is older than its move.
- * Waiting only while the node frees a slot sooner than the move would
- * take: 52.5%, for a move also takes NIC time the outputs bound for the
- * GPU-only nodes need. */
 /* The slots of the class (@p gpu or CPU) that node @p n has free or will
  * free as its running tasks end, less what the tasks waiting there for
  * store room hold: a task paused on a full store frees nothing, and a
@@ -1248,6 +1233,21 @@ static double slots_freed(const sl_core *c, int n, bool gpu)
   return frees;
 }
 
+/* Whether a task of @p op (reads_where_made()) waits for a slot on a node
+ * that holds its input: every queued input, among the window
+ * input_home() scans, takes longer to move over its node's NIC than
+ * LOCAL_READ_SHARE of the task's work (the NIC alone: its pulls say how
+ * busy it is now, not what a move costs; priced by them, NICs of 141 to
+ * 400 Gbps looked dear: seed 7 case 167, 80.4 -> 61.8%), its node runs
+ * none now, and what runs there, not paused on a full store, will free a
+ * slot of its class. Delay scheduling without the limits
+ * input_worth_a_task() puts on the wait (a spilled partition goes
+ * anywhere; none waits longer than its move takes, from its arrival):
+ * with those, the case 15 filter ran at 38.5% (46.6% when a spilled one
+ * waits too): in the backlog every partition is older than its move.
+ * Waiting only while the node frees a slot sooner than the move would
+ * take: 52.5%, for a move also takes NIC time the outputs bound for the
+ * GPU-only nodes need. */
 static bool waits_for_home(const sl_core *c, int op)
 {
   if (!state(c)->reads_home[op])

@@ -937,7 +937,6 @@ static int take_transfer(reader *r, double op, double node, double start, double
   return 0;
 }
 
-
 /* The coefficients of variation this attempt's spread factor was drawn
  * with (spread_cv, and noise_cv: 0 when the trace lacks it), into @p s;
  * nothing where the trace does not record them. */
